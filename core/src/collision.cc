@@ -1,0 +1,402 @@
+#include "arbiter/core/collision.h"
+
+#include <array>
+
+#include "arbiter/core/fixed_math.h"
+#include "arbiter/core/hull.h"
+
+namespace arbiter {
+namespace {
+
+// A convex core of any size (proxies hold 8 points, Minkowski differences
+// up to 16) plus its rounding radius.
+struct Core {
+  const Vec2* points;
+  int count;
+  Fixed radius;
+};
+
+Core CoreOf(const ShapeProxy& p) { return {p.points.data(), p.count, p.radius}; }
+
+// Edges used for distance and intersection: a point has one degenerate edge,
+// a segment one edge, a polygon `count` edges.
+int EdgeCount(const Core& c) { return c.count >= 3 ? c.count : 1; }
+Vec2 EdgeStart(const Core& c, int i) { return c.points[i]; }
+Vec2 EdgeEnd(const Core& c, int i) { return c.count == 1 ? c.points[0] : c.points[(i + 1) % c.count]; }
+
+int Orientation(Vec2 o, Vec2 a, Vec2 b) { return CrossWide(a - o, b - o).Sign(); }
+
+// For p collinear with a-b: does p lie within the segment's bounding box?
+bool OnSegmentCollinear(Vec2 a, Vec2 b, Vec2 p) {
+  return Min(a.x, b.x) <= p.x && p.x <= Max(a.x, b.x) && Min(a.y, b.y) <= p.y && p.y <= Max(a.y, b.y);
+}
+
+// Exact segment intersection, endpoints and degenerate segments included.
+bool SegmentsIntersect(Vec2 a, Vec2 b, Vec2 c, Vec2 d) {
+  const int o1 = Orientation(a, b, c), o2 = Orientation(a, b, d);
+  const int o3 = Orientation(c, d, a), o4 = Orientation(c, d, b);
+  if (o1 * o2 < 0 && o3 * o4 < 0) return true;
+  if (o1 == 0 && OnSegmentCollinear(a, b, c)) return true;
+  if (o2 == 0 && OnSegmentCollinear(a, b, d)) return true;
+  if (o3 == 0 && OnSegmentCollinear(c, d, a)) return true;
+  if (o4 == 0 && OnSegmentCollinear(c, d, b)) return true;
+  return false;
+}
+
+// Exact: is dist(p, segment a-b) <= r? Inside the segment's span the test
+// is cross(e, w)^2 <= r^2 |e|^2, a 250-bit comparison (CompareProducts).
+bool PointWithinSegment(Vec2 p, Vec2 a, Vec2 b, Fixed r) {
+  const Int128 r2 = MulWide(r, r);
+  const Vec2 e = b - a, w = p - a;
+  const Int128 along = DotWide(w, e);
+  if (along.Sign() <= 0) return LengthSquaredWide(w) <= r2;
+  const Int128 len2 = LengthSquaredWide(e);
+  if (along >= len2) return LengthSquaredWide(p - b) <= r2;
+  const Int128 cross = CrossWide(e, w);
+  return CompareProducts(cross, cross, r2, len2) <= 0;
+}
+
+// Exact: p inside or on a polygon core (count >= 3, CCW).
+bool PolygonCoreContains(const Core& c, Vec2 p) {
+  for (int i = 0; i < c.count; ++i) {
+    const Vec2 a = c.points[i], b = c.points[(i + 1) % c.count];
+    if (CrossWide(b - a, p - a).IsNegative()) return false;
+  }
+  return true;
+}
+
+bool CoreContainsPoint(const Core& c, Vec2 p) {
+  if (c.count >= 3 && PolygonCoreContains(c, p)) return true;
+  for (int i = 0; i < EdgeCount(c); ++i) {
+    if (PointWithinSegment(p, EdgeStart(c, i), EdgeEnd(c, i), c.radius)) return true;
+  }
+  return false;
+}
+
+// A point the two cores share, when they intersect (exact decision).
+bool CoresIntersect(const Core& a, const Core& b, Vec2* witness) {
+  if (a.count >= 3) {
+    for (int i = 0; i < b.count; ++i) {
+      if (PolygonCoreContains(a, b.points[i])) {
+        *witness = b.points[i];
+        return true;
+      }
+    }
+  }
+  if (b.count >= 3) {
+    for (int i = 0; i < a.count; ++i) {
+      if (PolygonCoreContains(b, a.points[i])) {
+        *witness = a.points[i];
+        return true;
+      }
+    }
+  }
+  for (int i = 0; i < EdgeCount(a); ++i) {
+    const Vec2 p = EdgeStart(a, i), q = EdgeEnd(a, i);
+    for (int j = 0; j < EdgeCount(b); ++j) {
+      const Vec2 r = EdgeStart(b, j), s = EdgeEnd(b, j);
+      if (!SegmentsIntersect(p, q, r, s)) continue;
+      // Crossing point p + t (q - p), t = cross(r - p, s - r) / cross(q - p, s - r);
+      // collinear overlaps share an endpoint of one segment with the other.
+      const Int128 den = CrossWide(q - p, s - r);
+      if (!den.IsZero()) {
+        *witness = MulAdd(p, RatioWide(CrossWide(r - p, s - r), den), q - p);
+      } else if (OnSegmentCollinear(r, s, p)) {
+        *witness = p;
+      } else if (OnSegmentCollinear(r, s, q)) {
+        *witness = q;
+      } else {
+        *witness = r;
+      }
+      return true;
+    }
+  }
+  return false;
+}
+
+bool AabbsOverlap(const ShapeProxy& a, const ShapeProxy& b) {
+  return Overlaps(ComputeProxyAabb(a), ComputeProxyAabb(b));
+}
+
+bool TestOverlapCores(const Core& a, const Core& b) {
+  Vec2 witness;
+  if (CoresIntersect(a, b, &witness)) return true;
+  // Disjoint convex sets are closest at a vertex of one and an edge of the
+  // other, so the rounded shapes touch exactly when some vertex lies within
+  // ra + rb of some edge.
+  const Fixed r = a.radius + b.radius;
+  if (r == kFixedZero) return false;
+  for (int i = 0; i < a.count; ++i) {
+    for (int j = 0; j < EdgeCount(b); ++j) {
+      if (PointWithinSegment(a.points[i], EdgeStart(b, j), EdgeEnd(b, j), r)) return true;
+    }
+  }
+  for (int i = 0; i < b.count; ++i) {
+    for (int j = 0; j < EdgeCount(a); ++j) {
+      if (PointWithinSegment(b.points[i], EdgeStart(a, j), EdgeEnd(a, j), r)) return true;
+    }
+  }
+  return false;
+}
+
+// Closest point to p on segment a-b (rounded once).
+Vec2 ClosestPointOnSegment(Vec2 p, Vec2 a, Vec2 b) {
+  const Vec2 e = b - a;
+  const Int128 along = DotWide(p - a, e);
+  if (along.Sign() <= 0) return a;
+  const Int128 len2 = LengthSquaredWide(e);
+  if (along >= len2) return b;
+  return MulAdd(a, RatioWide(along, len2), e);
+}
+
+struct ClosestPair {
+  Vec2 on_a;
+  Vec2 on_b;
+  Int128 distance2;
+};
+
+// Brute force over vertex-edge pairs, A's vertices first; the first minimum
+// wins, so ties resolve the same way every time.
+ClosestPair ClosestCorePoints(const Core& a, const Core& b) {
+  ClosestPair best{a.points[0], b.points[0], LengthSquaredWide(b.points[0] - a.points[0])};
+  for (int i = 0; i < a.count; ++i) {
+    for (int j = 0; j < EdgeCount(b); ++j) {
+      const Vec2 q = ClosestPointOnSegment(a.points[i], EdgeStart(b, j), EdgeEnd(b, j));
+      const Int128 d2 = LengthSquaredWide(q - a.points[i]);
+      if (d2 < best.distance2) best = {a.points[i], q, d2};
+    }
+  }
+  for (int i = 0; i < b.count; ++i) {
+    for (int j = 0; j < EdgeCount(a); ++j) {
+      const Vec2 q = ClosestPointOnSegment(b.points[i], EdgeStart(a, j), EdgeEnd(a, j));
+      const Int128 d2 = LengthSquaredWide(b.points[i] - q);
+      if (d2 < best.distance2) best = {q, b.points[i], d2};
+    }
+  }
+  return best;
+}
+
+DistanceOutput DistanceCores(const Core& a, const Core& b) {
+  DistanceOutput out;
+  Vec2 witness;
+  if (CoresIntersect(a, b, &witness)) {
+    out.point_a = out.point_b = witness;
+    return out;
+  }
+  const ClosestPair pair = ClosestCorePoints(a, b);
+  Fixed core_distance;
+  const Vec2 n = GetLengthAndNormalize(&core_distance, pair.on_b - pair.on_a);
+  const Vec2 surface_a = MulAdd(pair.on_a, a.radius, n);
+  const Vec2 surface_b = MulAdd(pair.on_b, -b.radius, n);
+  if (TestOverlapCores(a, b)) {
+    // Rounded shapes overlap although their cores do not: report the point
+    // midway between the two surfaces.
+    const Vec2 mid{(surface_a.x + surface_b.x).Half(), (surface_a.y + surface_b.y).Half()};
+    out.point_a = out.point_b = mid;
+    return out;
+  }
+  out.point_a = surface_a;
+  out.point_b = surface_b;
+  out.normal = n;
+  // Exact overlap said no, so the true distance is positive; keep at least
+  // one ulp so that "distance == 0" and "overlap" never disagree.
+  out.distance = Max(core_distance - a.radius - b.radius, Fixed::FromRaw(1));
+  return out;
+}
+
+// A ray-circle hit, Box2D style: the closest approach to the centre first,
+// so that nothing cancels catastrophically.
+bool RayCastCircle(Vec2 center, Fixed radius, const RayCastInput& in, Fixed length, Vec2 dir, CastOutput* out) {
+  const Vec2 s = in.origin - center;
+  const Fixed t = -Dot(s, dir);
+  const Vec2 closest = MulAdd(s, t, dir);
+  const Int128 cc = LengthSquaredWide(closest);
+  const Int128 rr = MulWide(radius, radius);
+  if (cc > rr) return false;
+  const Fixed h = Fixed::FromRaw(static_cast<int64_t>(ISqrtRound(rr - cc)));
+  const Fixed along = Max(t - h, kFixedZero);
+  const Fixed fraction = along / length;
+  if (fraction > in.max_fraction) return false;
+  out->fraction = fraction;
+  out->point = MulAdd(in.origin, fraction, in.translation);
+  out->normal = Normalize(MulAdd(s, along, dir));
+  out->hit = true;
+  return true;
+}
+
+// A ray cast against a core known NOT to contain the origin.
+//
+// The faces of the core pushed out by the radius bound a convex polygon
+// (a slab for a segment). Cyrus-Beck clipping against it gives the entry
+// face and fraction with exact comparisons (fractions compared by cross
+// multiplication). With radius 0 that is the answer. With a radius, an
+// entry point beyond its face's span lies in a corner wedge, where the
+// rounded shape is bounded by the vertex circles instead.
+CastOutput RayCastCoreFromOutside(const Core& c, const RayCastInput& in) {
+  CastOutput out;
+  Fixed length;
+  const Vec2 dir = GetLengthAndNormalize(&length, in.translation);
+  if (length == kFixedZero) return out;
+
+  if (c.count >= 2) {
+    const int faces = c.count == 2 ? 2 : c.count;
+    // Entry fraction num/den with den > 0; starts at 0/1 with no face.
+    Int128 enter_num = 0, enter_den = 1;
+    int enter_face = -1;
+    Int128 exit_num = MulWide(in.max_fraction, kFixedOne), exit_den = MulWide(kFixedOne, kFixedOne);
+    bool outside_parallel = false;
+    Vec2 face_start[kMaxPolygonVertices * 2], face_edge[kMaxPolygonVertices * 2];
+    for (int i = 0; i < faces && !outside_parallel; ++i) {
+      const Vec2 a = c.points[i];
+      const Vec2 b = c.count == 2 ? c.points[1 - i] : c.points[(i + 1) % c.count];
+      const Vec2 e = b - a;
+      const Vec2 n = RightPerp(e);  // outward, |n| = |e|
+      face_start[i] = a;
+      face_edge[i] = e;
+      const Int128 offset = c.radius == kFixedZero ? Int128(0) : MulWide(c.radius, Length(e));
+      const Int128 height = DotWide(n, in.origin - a) - offset;  // > 0: origin outside this face
+      const Int128 den = DotWide(n, in.translation);
+      if (den.IsZero()) {
+        if (height.Sign() > 0) outside_parallel = true;
+        continue;
+      }
+      if (den.IsNegative()) {
+        // Entering: t = height / -den.
+        const Int128 num = height, pos_den = -den;
+        if (CompareProducts(num, enter_den, enter_num, pos_den) > 0 || enter_face < 0) {
+          if (height.Sign() >= 0) {
+            enter_num = num;
+            enter_den = pos_den;
+            enter_face = i;
+          }
+        }
+      } else {
+        // Leaving: t = -height / den.
+        const Int128 num = -height;
+        if (CompareProducts(num, exit_den, exit_num, den) < 0) {
+          exit_num = num;
+          exit_den = den;
+        }
+      }
+    }
+    if (outside_parallel) return out;
+    const bool clipped_away = CompareProducts(enter_num, exit_den, exit_num, enter_den) > 0;
+    if (enter_face >= 0) {
+      if (clipped_away) return out;
+      const Fixed fraction = RatioWide(enter_num, enter_den);
+      const Vec2 point = MulAdd(in.origin, fraction, in.translation);
+      // A polygon's clip is exact as it stands; a segment's slab is
+      // unbounded along the segment, and a rounded face ends at its corners.
+      bool on_face = c.radius == kFixedZero && c.count >= 3;
+      if (c.radius == kFixedZero && c.count == 2) {
+        on_face = SegmentsIntersect(in.origin, MulAdd(in.origin, in.max_fraction, in.translation), c.points[0], c.points[1]);
+        if (!on_face) return out;
+      } else if (!on_face) {
+        const Int128 along = DotWide(point - face_start[enter_face], face_edge[enter_face]);
+        on_face = along.Sign() >= 0 && along <= LengthSquaredWide(face_edge[enter_face]);
+      }
+      if (on_face) {
+        out.fraction = Min(fraction, in.max_fraction);
+        out.point = point;
+        out.normal = Normalize(RightPerp(face_edge[enter_face]));
+        out.hit = true;
+        return out;
+      }
+    } else if (c.radius == kFixedZero) {
+      // A zero-thickness segment seen edge-on: the ray runs along its line.
+      if (c.count != 2 || clipped_away) return out;
+      const Vec2 p0 = c.points[0], p1 = c.points[1];
+      const Vec2 nearest = DotWide(p0 - in.origin, in.translation) <= DotWide(p1 - in.origin, in.translation) ? p0 : p1;
+      const Int128 along = DotWide(nearest - in.origin, in.translation);
+      if (along.IsNegative()) return out;
+      const Fixed fraction = RatioWide(along, LengthSquaredWide(in.translation));
+      if (fraction > in.max_fraction) return out;
+      out.fraction = fraction;
+      out.point = nearest;
+      out.normal = -dir;
+      out.hit = true;
+      return out;
+    } else if (clipped_away) {
+      return out;
+    }
+    if (c.radius == kFixedZero) return out;
+  }
+
+  // Corner wedges, and disks: the nearest vertex circle hit.
+  CastOutput best;
+  for (int i = 0; i < c.count; ++i) {
+    CastOutput candidate;
+    if (RayCastCircle(c.points[i], c.radius, in, length, dir, &candidate) && (!best.hit || candidate.fraction < best.fraction)) {
+      best = candidate;
+    }
+  }
+  return best;
+}
+
+}  // namespace
+
+bool TestOverlap(const ShapeProxy& a, const ShapeProxy& b) {
+  if (!AabbsOverlap(a, b)) return false;
+  return TestOverlapCores(CoreOf(a), CoreOf(b));
+}
+
+bool TestOverlap(const Shape& a, const Transform& xf_a, const Shape& b, const Transform& xf_b) {
+  return TestOverlap(MakeProxy(a, xf_a), MakeProxy(b, xf_b));
+}
+
+bool ContainsPoint(const ShapeProxy& proxy, Vec2 point) { return CoreContainsPoint(CoreOf(proxy), point); }
+
+bool ContainsPoint(const Shape& shape, const Transform& xf, Vec2 point) {
+  return ContainsPoint(MakeProxy(shape, xf), point);
+}
+
+CastOutput RayCast(const ShapeProxy& proxy, const RayCastInput& input) {
+  if (ContainsPoint(proxy, input.origin)) {
+    CastOutput out;
+    out.point = input.origin;
+    out.hit = true;
+    return out;
+  }
+  return RayCastCoreFromOutside(CoreOf(proxy), input);
+}
+
+CastOutput RayCast(const Shape& shape, const Transform& xf, const RayCastInput& input) {
+  return RayCast(MakeProxy(shape, xf), input);
+}
+
+DistanceOutput ShapeDistance(const ShapeProxy& a, const ShapeProxy& b) { return DistanceCores(CoreOf(a), CoreOf(b)); }
+
+DistanceOutput ShapeDistance(const Shape& a, const Transform& xf_a, const Shape& b, const Transform& xf_b) {
+  return ShapeDistance(MakeProxy(a, xf_a), MakeProxy(b, xf_b));
+}
+
+CastOutput ShapeCast(const ShapeCastInput& input) {
+  CastOutput out;
+  if (TestOverlap(input.a, input.b)) {
+    out.point = ShapeDistance(input.a, input.b).point_b;
+    out.hit = true;
+    return out;
+  }
+  if (input.translation == Vec2{}) return out;
+  // A + t T meets B exactly when t T lies in the Minkowski difference B - A
+  // (rounded by ra + rb): a ray from the origin along T.
+  std::array<Vec2, kMaxPolygonVertices * kMaxPolygonVertices> differences;
+  int n = 0;
+  for (int j = 0; j < input.b.count; ++j) {
+    for (int i = 0; i < input.a.count; ++i) differences[n++] = input.b.points[j] - input.a.points[i];
+  }
+  std::array<Vec2, 2 * kMaxPolygonVertices> hull;
+  const int hull_count = ComputeHull(std::span<const Vec2>(differences.data(), n), hull);
+  const Core minkowski{hull.data(), hull_count, input.a.radius + input.b.radius};
+  RayCastInput ray{Vec2{}, input.translation, input.max_fraction};
+  out = RayCastCoreFromOutside(minkowski, ray);
+  if (!out.hit) return out;
+  // The contact point on B: where A, moved to the time of impact, is closest.
+  ShapeProxy moved = input.a;
+  const Vec2 shift = out.fraction * input.translation;
+  for (int i = 0; i < moved.count; ++i) moved.points[i] += shift;
+  out.point = ShapeDistance(moved, input.b).point_b;
+  return out;
+}
+
+}  // namespace arbiter

@@ -1,0 +1,56 @@
+#include "arbiter/core/proxy.h"
+
+#include <algorithm>
+
+namespace arbiter {
+
+ShapeProxy MakeProxy(const Shape& shape, const Transform& xf) {
+  ShapeProxy proxy;
+  switch (shape.type) {
+    case ShapeType::kCircle:
+      proxy.points[0] = TransformPoint(xf, shape.circle.center);
+      proxy.count = 1;
+      proxy.radius = shape.circle.radius;
+      break;
+    case ShapeType::kCapsule:
+      proxy.points[0] = TransformPoint(xf, shape.capsule.center1);
+      proxy.points[1] = TransformPoint(xf, shape.capsule.center2);
+      proxy.count = 2;
+      proxy.radius = shape.capsule.radius;
+      break;
+    case ShapeType::kSegment:
+      proxy.points[0] = TransformPoint(xf, shape.segment.point1);
+      proxy.points[1] = TransformPoint(xf, shape.segment.point2);
+      proxy.count = 2;
+      break;
+    case ShapeType::kPolygon:
+      for (int i = 0; i < shape.polygon.count; ++i) {
+        proxy.points[i] = TransformPoint(xf, shape.polygon.vertices[i]);
+      }
+      proxy.count = shape.polygon.count;
+      proxy.radius = shape.polygon.radius;
+      break;
+  }
+  return proxy;
+}
+
+ShapeProxy MakeProxy(std::span<const Vec2> points, Fixed radius) {
+  ShapeProxy proxy;
+  const int n = std::min(static_cast<int>(points.size()), kMaxPolygonVertices);
+  std::copy(points.begin(), points.begin() + n, proxy.points.begin());
+  proxy.count = n;
+  proxy.radius = radius;
+  return proxy;
+}
+
+Aabb ComputeProxyAabb(const ShapeProxy& proxy) {
+  Vec2 lower = proxy.points[0], upper = proxy.points[0];
+  for (int i = 1; i < proxy.count; ++i) {
+    lower = {Min(lower.x, proxy.points[i].x), Min(lower.y, proxy.points[i].y)};
+    upper = {Max(upper.x, proxy.points[i].x), Max(upper.y, proxy.points[i].y)};
+  }
+  const Vec2 r{proxy.radius, proxy.radius};
+  return {lower - r, upper + r};
+}
+
+}  // namespace arbiter

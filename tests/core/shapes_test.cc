@@ -1,0 +1,120 @@
+#include "arbiter/core/shapes.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "arbiter/core/fixed_math.h"
+#include "arbiter/core/proxy.h"
+
+namespace arbiter {
+namespace {
+
+Fixed F(double d) { return Fixed::FromDouble(d); }
+Vec2 V(double x, double y) { return {F(x), F(y)}; }
+
+ShapeError Make(const std::vector<Vec2>& points, Polygon* out = nullptr) {
+  Polygon scratch;
+  return MakePolygon(points, kFixedZero, out ? out : &scratch);
+}
+
+TEST(MakePolygon, AcceptsConvexCounterClockwise) {
+  Polygon p;
+  ASSERT_EQ(Make({V(0, 0), V(2, 0), V(2, 1), V(0, 1)}, &p), ShapeError::kOk);
+  EXPECT_EQ(p.count, 4);
+  EXPECT_EQ(p.centroid, V(1, 0.5));
+  EXPECT_EQ(p.normals[0], V(0, -1));
+  EXPECT_EQ(p.normals[1], V(1, 0));
+}
+
+TEST(MakePolygon, RejectsEachDegenerateCaseWithItsReason) {
+  EXPECT_EQ(Make({V(0, 0), V(1, 0)}), ShapeError::kTooFewVertices);
+  std::vector<Vec2> nine;
+  for (int i = 0; i < 9; ++i) nine.push_back(V(std::cos(i * 0.69), std::sin(i * 0.69)));
+  EXPECT_EQ(Make(nine), ShapeError::kTooManyVertices);
+  EXPECT_EQ(Make({V(0, 0), V(0, 1), V(1, 1), V(1, 0)}), ShapeError::kNotCounterClockwise);
+  EXPECT_EQ(Make({V(0, 0), V(1, 0), V(1, 0), V(0, 1)}), ShapeError::kDuplicateVertices);
+  EXPECT_EQ(Make({V(0, 0), V(1, 0), V(2, 0), V(1, 1)}), ShapeError::kCollinearVertices);
+  EXPECT_EQ(Make({V(0, 0), V(2, 0), V(1, 0.5), V(2, 2), V(0, 2)}), ShapeError::kNotConvex);
+  // A pentagram: every turn is left, but it winds twice.
+  std::vector<Vec2> star;
+  for (int i = 0; i < 5; ++i) star.push_back(V(std::cos(i * 4 * M_PI / 5), std::sin(i * 4 * M_PI / 5)));
+  EXPECT_EQ(Make(star), ShapeError::kNotConvex);
+  EXPECT_EQ(Make({V(0, 0), V(1 << 25, 0), V(0, 1)}), ShapeError::kOutOfRange);
+  Polygon p;
+  EXPECT_EQ(MakePolygon(std::vector<Vec2>{V(0, 0), V(1, 0), V(0, 1)}, F(-1), &p), ShapeError::kNegativeRadius);
+  // Nearly collinear: the middle vertex 2^-20 units off the chord.
+  EXPECT_EQ(Make({V(0, 0), V(1, -std::ldexp(1.0, -20)), V(2, 0), V(1, 1)}), ShapeError::kCollinearVertices);
+  EXPECT_STREQ(ShapeErrorMessage(ShapeError::kNotConvex), "not convex");
+}
+
+TEST(MakeBox, RotatedBoxIsAValidPolygon) {
+  Polygon box;
+  ASSERT_EQ(MakeOffsetBox(F(2), F(1), V(5, -3), MakeRot(F(0.3)), &box), ShapeError::kOk);
+  EXPECT_EQ(box.count, 4);
+  EXPECT_LE(std::abs((box.centroid.x - F(5)).raw()), 1);
+  EXPECT_LE(std::abs((box.centroid.y - F(-3)).raw()), 1);
+  EXPECT_EQ(MakeBox(F(0), F(1), &box), ShapeError::kNonPositiveExtent);
+}
+
+TEST(ValidateShape, CirclesCapsulesSegments) {
+  EXPECT_EQ(ValidateCircle({V(0, 0), F(1)}), ShapeError::kOk);
+  EXPECT_EQ(ValidateCircle({V(0, 0), F(0)}), ShapeError::kZeroRadius);
+  EXPECT_EQ(ValidateCircle({V(0, 0), F(-1)}), ShapeError::kNegativeRadius);
+  EXPECT_EQ(ValidateCircle({V(1 << 25, 0), F(1)}), ShapeError::kOutOfRange);
+  EXPECT_EQ(ValidateCapsule({V(0, 0), V(0, 0), F(1)}), ShapeError::kDegenerateSegment);
+  EXPECT_EQ(ValidateSegment({V(0, 0), V(1, 0)}), ShapeError::kOk);
+  EXPECT_EQ(ValidateSegment({V(1, 0), V(1, 0)}), ShapeError::kDegenerateSegment);
+}
+
+TEST(ComputeAabb, BoundsEveryShapeKind) {
+  const Transform xf{V(10, 20), kRotIdentity};
+  EXPECT_EQ(ComputeAabb(Shape::FromCircle({V(1, 0), F(0.5)}), xf), (Aabb{V(10.5, 19.5), V(11.5, 20.5)}));
+  EXPECT_EQ(ComputeAabb(Shape::FromCapsule({V(-1, 0), V(1, 0), F(0.25)}), xf), (Aabb{V(8.75, 19.75), V(11.25, 20.25)}));
+  Polygon box;
+  ASSERT_EQ(MakeBox(F(1), F(2), &box), ShapeError::kOk);
+  EXPECT_EQ(ComputeAabb(Shape::FromPolygon(box), xf), (Aabb{V(9, 18), V(11, 22)}));
+  const Transform turned{V(0, 0), MakeRot(kFixedHalfPi)};
+  EXPECT_EQ(ComputeAabb(Shape::FromPolygon(box), turned), (Aabb{V(-2, -1), V(2, 1)}));
+}
+
+TEST(ComputeMass, MatchesClosedForms) {
+  const double pi = M_PI;
+  const MassData disk = ComputeMass(Shape::FromCircle({V(1, 2), F(2)}), F(3));
+  EXPECT_NEAR(disk.mass.ToDouble(), 3 * pi * 4, 1e-8);
+  EXPECT_NEAR(disk.rotational_inertia.ToDouble(), 0.5 * 3 * pi * 4 * 4, 1e-7);
+  EXPECT_EQ(disk.center, V(1, 2));
+
+  Polygon box;
+  ASSERT_EQ(MakeOffsetBox(F(2), F(1), V(3, 0), kRotIdentity, &box), ShapeError::kOk);
+  const MassData m = ComputeMass(Shape::FromPolygon(box), F(2));
+  // 4 x 2 box: area 8, mass 16, I = m (w^2 + h^2) / 12 = 16 * 20 / 12.
+  EXPECT_NEAR(m.mass.ToDouble(), 16, 1e-8);
+  EXPECT_NEAR(m.rotational_inertia.ToDouble(), 16.0 * 20.0 / 12.0, 1e-7);
+  EXPECT_EQ(m.center, V(3, 0));
+  EXPECT_TRUE(m.representable);
+
+  // Capsule of length 2, radius 0.5 = box 2 x 1 plus one disk of radius 0.5.
+  const MassData c = ComputeMass(Shape::FromCapsule({V(-1, 0), V(1, 0), F(0.5)}), F(1));
+  EXPECT_NEAR(c.mass.ToDouble(), 2 + pi * 0.25, 1e-8);
+  // Reference by numerical integration of r^2 over the capsule.
+  double inertia = 0;
+  const int steps = 2000;
+  for (int i = 0; i < steps; ++i) {
+    for (int j = 0; j < steps; ++j) {
+      const double x = -1.5 + 3.0 * (i + 0.5) / steps, y = -0.5 + 1.0 * (j + 0.5) / steps;
+      const double dx = std::max(0.0, std::abs(x) - 1.0);
+      if (dx * dx + y * y <= 0.25) inertia += (x * x + y * y) * (3.0 / steps) * (1.0 / steps);
+    }
+  }
+  EXPECT_NEAR(c.rotational_inertia.ToDouble(), inertia, 2e-3);
+
+  // A huge static polygon: mass is flagged unrepresentable instead of wrapping.
+  Polygon huge;
+  ASSERT_EQ(MakeBox(F(1 << 20), F(1 << 20), &huge), ShapeError::kOk);
+  EXPECT_FALSE(ComputeMass(Shape::FromPolygon(huge), F(1)).representable);
+}
+
+}  // namespace
+}  // namespace arbiter
