@@ -5,6 +5,7 @@
 
 #include "arbiter/core/collision.h"
 #include "arbiter/core/fixed_math.h"
+#include "arbiter/core/manifold.h"
 
 namespace arbiter::cli {
 namespace {
@@ -57,6 +58,9 @@ int RunDemo() {
   ShapeCastInput sweep{MakeProxy(ball, {V(0, 0), kRotIdentity}), MakeProxy(crate, at_crate), V(20, 0.4), kFixedOne};
   PrintCast("disk swept into the box", ShapeCast(sweep));
 
+  const Manifold m = Collide(MakeProxy(crate, at_crate), MakeProxy(ball, {V(11.8, 0.9), kRotIdentity}), kFixedZero);
+  std::printf("contact box-disk: %d point(s), normal (%.6f, %.6f), depth %.6f\n", m.point_count, m.normal.x.ToDouble(),
+              m.normal.y.ToDouble(), ManifoldDepth(m).ToDouble());
   return 0;
 }
 

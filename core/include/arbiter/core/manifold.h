@@ -20,7 +20,10 @@ namespace arbiter {
 struct ManifoldPoint {
   Vec2 point;        ///< world-space, midway between the two surfaces
   Fixed separation;  ///< signed distance along the normal (negative = penetration)
-  uint16_t id = 0;   ///< feature key (reference edge << 8 | incident edge), stable across ticks
+  /// Feature key, stable across ticks: reference edge << 8 | incident edge,
+  /// | 0x10 for the point from the incident edge's second vertex (so the two
+  /// points of one edge pair differ), | 0x8000 when the reference face is B's.
+  uint16_t id = 0;
 };
 
 /// Up to two contact points sharing one normal.

@@ -1,0 +1,396 @@
+// File: manifold.cc
+//
+// Contact manifolds between two proxies (convex cores plus radii).
+//
+// Algorithm (after Box2D v3's b2CollidePolygons / b2ClipPolygons /
+// b2CollideCapsules / b2CollidePolygonAndCircle, Erin Catto, "Contact
+// Manifolds", GDC 2007; Dirk Gregorius, "The Separating Axis Test between
+// Convex Polyhedra", GDC 2013; Ericson, Real-Time Collision Detection,
+// 5.2 and 5.5). Written from those descriptions for Q32.32:
+//
+//  1. Two points (circles): the centre-to-centre direction.
+//  2. Otherwise every core with edges (a segment has two, v0->v1 and v1->v0,
+//     with opposite normals; a polygon one per side) offers its edges as
+//     reference faces. The separation of face i is the signed distance of
+//     the other core's deepest point below the face line,
+//       s_i = min_p dot(p - v_i, e_i) / |e_i|,  e_i = RightPerp(v_i+1 - v_i),
+//     formed exactly in 128 bits and rounded once. The reference face
+//     maximises s_i (the separating axis; when the cores overlap, the
+//     shallowest penetration, so containment leaves through the shorter
+//     exit). If the best s_i - (ra + rb) exceeds the speculative distance
+//     the manifold is empty.
+//  3. The incident edge is the edge of the other core at its deepest vertex
+//     that is most anti-parallel to the reference normal (a point core is
+//     its own incident "edge"). It is clipped against the reference edge's
+//     two side planes; points with separation <= speculative are kept, each
+//     placed midway between the two surfaces.
+//  4. When the cores are disjoint, the face normal is only the true normal
+//     if the deepest incident vertex lies within the reference edge's side
+//     planes (then that vertex-face pair realises the core distance
+//     exactly). Otherwise the closest features are two vertices (Box2D v3's
+//     vertex-vertex case, "rounded shapes near corners"), and the manifold
+//     is one point along ShapeDistance's normal between the radius-0 cores.
+//     This is an exact feature test rather than an angle threshold, so the
+//     reported normal and depth are the minimum translation vector in every
+//     case (up to rounding): moving B by normal * depth leaves the shapes
+//     touching.
+//
+// Reference face choice (deterministic, and the same for Collide(a, b) and
+// Collide(b, a), which is what makes the flip symmetry exact): among the
+// faces of BOTH cores whose separation is within kReferenceTolerance of the
+// best, take the one whose outward normal has the largest exact dot product
+// with kPreferredDirection = (1, 4); then the larger separation; then further
+// geometric keys (see Precedes). Only faces that coincide geometrically
+// (identical shapes in the same place) fall back to argument order: A's
+// faces, then the lower edge index. Like Box2D's 0.1 * linearSlop relative tolerance this
+// keeps the reference face (and so the feature ids) from flipping between two
+// nearly parallel faces of a stack: the upward-facing (supporting) face wins.
+// Unlike "prefer A" it does not depend on argument order. The tolerance is
+// kept tiny (2^-22 units) because choosing a face that is not the best
+// overstates the depth by up to the tolerance.
+//
+// Feature ids: (reference edge << 8) | incident edge, plus kEndVertexBit
+// (0x10) for a point that comes from the incident edge's second vertex and
+// kFlipBit (0x8000) when the reference face belongs to B. A point core's
+// incident edge is 0. Circles use id 0.
+//
+// Everything is integer arithmetic through the core API (exact Int128 dots,
+// correctly rounded Length, Normalize within one ulp); no floating point.
+#include "arbiter/core/manifold.h"
+
+#include <array>
+#include <cstdint>
+
+#include "arbiter/core/collision.h"
+
+namespace arbiter {
+namespace {
+
+constexpr uint16_t kFlipBit = 0x8000;
+constexpr uint16_t kEndVertexBit = 0x0010;
+/// Faces whose separations differ by at most this are "tied" (2^-22 units).
+constexpr Fixed kReferenceTolerance = Fixed::FromRaw(int64_t{1} << 10);
+/// Tied faces prefer the outward normal closest to this direction.
+constexpr Vec2 kPreferredDirection = {Fixed::FromInt(1), Fixed::FromInt(4)};
+
+/// A proxy's core with its edge data.
+struct Core {
+  std::array<Vec2, kMaxPolygonVertices> v{};
+  int count = 0;
+  Fixed radius;
+  int edge_count = 0;                            ///< 0 for a point
+  std::array<Vec2, kMaxPolygonVertices> perp{};  ///< exact RightPerp(v[i+1] - v[i])
+  std::array<Fixed, kMaxPolygonVertices> length{};
+};
+
+/// The unit outward normal of edge i (within one ulp per component).
+Vec2 NormalOf(const Core& c, int i) { return Normalize(c.perp[i]); }
+
+int Next(const Core& c, int i) { return i + 1 == c.count ? 0 : i + 1; }
+
+Core MakeCore(const ShapeProxy& p) {
+  Core c;
+  c.count = p.count < 0 ? 0 : (p.count > kMaxPolygonVertices ? kMaxPolygonVertices : p.count);
+  c.radius = p.radius;
+  for (int i = 0; i < c.count; ++i) c.v[i] = p.points[i];
+  if (c.count < 2) return c;
+  bool any_edge = false;
+  for (int i = 0; i < c.count; ++i) {
+    c.perp[i] = RightPerp(c.v[Next(c, i)] - c.v[i]);
+    c.length[i] = Length(c.perp[i]);
+    any_edge = any_edge || c.length[i] > kFixedZero;
+  }
+  // World-space rounding can collapse a tiny shape onto one point.
+  if (!any_edge) {
+    c.count = 1;
+    return c;
+  }
+  c.edge_count = c.count;
+  return c;
+}
+
+/// One candidate reference face.
+struct Face {
+  bool on_b = false;
+  int edge = -1;
+  Fixed separation;  ///< core separation, rounded once
+  Int128 min_dot;    ///< exact min over the other core of dot(p - v[edge], perp[edge])
+  int deepest = 0;   ///< the other core's vertex achieving it (lowest index on ties)
+};
+
+/// Faces of `ref` against `inc`; returns how many were written. Sets
+/// *separated when some face strictly separates the cores (exact).
+int CollectFaces(const Core& ref, const Core& inc, bool on_b, Face* out, bool* separated) {
+  int n = 0;
+  for (int i = 0; i < ref.edge_count; ++i) {
+    if (ref.length[i] == kFixedZero) continue;
+    Face f;
+    f.on_b = on_b;
+    f.edge = i;
+    f.min_dot = DotWide(inc.v[0] - ref.v[i], ref.perp[i]);
+    for (int j = 1; j < inc.count; ++j) {
+      const Int128 d = DotWide(inc.v[j] - ref.v[i], ref.perp[i]);
+      if (d < f.min_dot) {
+        f.min_dot = d;
+        f.deepest = j;
+      }
+    }
+    f.separation = DivWide(f.min_dot, ref.length[i]);
+    if (f.min_dot.Sign() > 0) *separated = true;
+    out[n++] = f;
+  }
+  return n;
+}
+
+/// Orders two tied faces by their geometry alone (never by which argument
+/// they came from), so that Collide(a, b) and Collide(b, a) agree: larger
+/// dot(normal, kPreferredDirection), then larger separation, then the face
+/// line further along its own normal, then the face's first vertex greater
+/// in (y, x). Returns true when `f` beats `g`.
+bool Precedes(const Face& f, const Face& g, const Core& a, const Core& b) {
+  const Core& cf = f.on_b ? b : a;
+  const Core& cg = g.on_b ? b : a;
+  const Vec2 nf = NormalOf(cf, f.edge), ng = NormalOf(cg, g.edge);
+  const Int128 df = DotWide(nf, kPreferredDirection), dg = DotWide(ng, kPreferredDirection);
+  if (df != dg) return df > dg;
+  if (f.separation != g.separation) return f.separation > g.separation;
+  const Vec2 vf = cf.v[f.edge], vg = cg.v[g.edge];
+  const Int128 of = DotWide(vf, nf), og = DotWide(vg, ng);
+  if (of != og) return of > og;
+  if (vf.y != vg.y) return vf.y > vg.y;
+  if (vf.x != vg.x) return vf.x > vg.x;
+  return false;  // the same face geometrically: keep the earlier (A, lower index)
+}
+
+/// The tie-breaking rule documented at the top of the file; `best` is the
+/// largest separation among the n >= 1 faces.
+const Face* ChooseReference(const Face* faces, int n, Fixed best, const Core& a, const Core& b) {
+  const Fixed threshold = best - kReferenceTolerance;
+  const Face* chosen = nullptr;
+  for (int i = 0; i < n; ++i) {
+    if (faces[i].separation < threshold) continue;
+    if (chosen == nullptr || Precedes(faces[i], *chosen, a, b)) chosen = &faces[i];
+  }
+  return chosen;
+}
+
+/// The incident edge of `inc` for reference normal `n`, at vertex `k`.
+struct Incident {
+  Vec2 w[2];
+  uint16_t code[2] = {0, 0};
+  int points = 1;  ///< 1 for a point core
+};
+
+Incident FindIncident(const Core& inc, int k, Vec2 n) {
+  Incident out;
+  if (inc.edge_count == 0) {
+    out.w[0] = out.w[1] = inc.v[0];
+    return out;
+  }
+  // The two edges that meet at the deepest vertex; the more anti-parallel
+  // one (lower index on ties) is the incident edge. Degenerate edges only
+  // when both are.
+  const int prev = k == 0 ? inc.count - 1 : k - 1;
+  const int first = prev < k ? prev : k;
+  const int second = prev < k ? k : prev;
+  int e = first;
+  const bool first_ok = inc.length[first] > kFixedZero;
+  const bool second_ok = inc.length[second] > kFixedZero;
+  if (!first_ok && second_ok) {
+    e = second;
+  } else if (first_ok && second_ok) {
+    // dot(perp_second, n) / |perp_second| < dot(perp_first, n) / |perp_first|,
+    // compared exactly by cross-multiplying with the (positive) lengths.
+    const Int128 d_first = DotWide(inc.perp[first], n), d_second = DotWide(inc.perp[second], n);
+    if (CompareProducts(d_second, Int128(inc.length[first].raw()), d_first, Int128(inc.length[second].raw())) < 0) {
+      e = second;
+    }
+  }
+  out.w[0] = inc.v[e];
+  out.w[1] = inc.v[Next(inc, e)];
+  out.code[0] = static_cast<uint16_t>(e);
+  out.code[1] = static_cast<uint16_t>(e | kEndVertexBit);
+  out.points = out.w[0] == out.w[1] ? 1 : 2;
+  return out;
+}
+
+void AddPoint(Manifold* m, Vec2 point, Fixed separation, uint16_t id) {
+  if (m->point_count == 2) return;
+  ManifoldPoint& p = m->points[m->point_count++];
+  p.point = point;
+  p.separation = separation;
+  p.id = id;
+}
+
+/// The reference-face manifold: clip the incident edge to the side planes.
+Manifold FaceManifold(const Core& ref, const Face& face, Vec2 n, const Core& inc, const Incident& incident,
+                      Fixed spec) {
+  Manifold m;
+  const int i = face.edge;
+  const Vec2 v1 = ref.v[i];
+  const Vec2 t = ref.v[Next(ref, i)] - v1;
+  m.normal = n;
+  const Fixed total_radius = ref.radius + inc.radius;
+  const Int128 span = LengthSquaredWide(t);
+  const Int128 a1 = DotWide(incident.w[0] - v1, t);
+  const Int128 a2 = DotWide(incident.w[1] - v1, t);
+  Vec2 clipped[2];
+  int count = 0;
+  if (incident.points == 1) {
+    if (a1.Sign() >= 0 && a1 <= span) clipped[count++] = incident.w[0];
+  } else if (!(a1.IsNegative() && a2.IsNegative()) && !(a1 > span && a2 > span)) {
+    // Each endpoint outside a side plane moves to where the edge crosses it.
+    const Vec2 d = incident.w[1] - incident.w[0];
+    Vec2 p1 = incident.w[0], p2 = incident.w[1];
+    if (a1.IsNegative()) {
+      p1 = MulAdd(incident.w[0], RatioWide(-a1, a2 - a1), d);
+    } else if (a1 > span) {
+      p1 = MulAdd(incident.w[0], RatioWide(a1 - span, a1 - a2), d);
+    }
+    if (a2.IsNegative()) {
+      p2 = MulAdd(incident.w[1], RatioWide(-a2, a1 - a2), -d);
+    } else if (a2 > span) {
+      p2 = MulAdd(incident.w[1], RatioWide(a2 - span, a2 - a1), -d);
+    }
+    clipped[count++] = p1;
+    clipped[count++] = p2;
+  }
+  for (int j = 0; j < count; ++j) {
+    const Fixed core_separation = DivWide(DotWide(clipped[j] - v1, ref.perp[i]), ref.length[i]);
+    const Fixed separation = core_separation - total_radius;
+    if (separation > spec) continue;
+    if (j == 1 && m.point_count == 1 && clipped[1] == clipped[0]) continue;
+    // Midway between the reference surface (offset by its radius) and the
+    // incident surface (back along the normal by its radius).
+    const Vec2 point = MulAdd(clipped[j], (ref.radius - inc.radius - core_separation).Half(), n);
+    AddPoint(&m, point, separation, static_cast<uint16_t>((i << 8) | incident.code[j]));
+  }
+  return m;
+}
+
+/// One point along the distance normal between the radius-0 cores. Returns
+/// false when the distance routine reports the cores as touching.
+bool DistanceManifold(const ShapeProxy& ref_proxy, const Core& ref, const ShapeProxy& inc_proxy, const Core& inc,
+                      uint16_t id, Fixed spec, Manifold* out) {
+  ShapeProxy ref0 = ref_proxy, inc0 = inc_proxy;
+  ref0.radius = kFixedZero;
+  inc0.radius = kFixedZero;
+  const DistanceOutput d = ShapeDistance(ref0, inc0);
+  if (d.normal == Vec2{}) return false;
+  Manifold m;
+  m.normal = d.normal;
+  const Fixed separation = d.distance - ref.radius - inc.radius;
+  if (separation <= spec) {
+    const Vec2 point = MulAdd(d.point_a, (d.distance + ref.radius - inc.radius).Half(), d.normal);
+    AddPoint(&m, point, separation, id);
+  }
+  *out = m;
+  return true;
+}
+
+Manifold CollideCircles(Vec2 ca, Fixed ra, Vec2 cb, Fixed rb, Fixed spec) {
+  const Vec2 d = cb - ca;
+  // Work in one canonical direction so that Collide(b, a) gives exactly the
+  // negated normal and the same point (rounding is not odd-symmetric).
+  if (d.y < kFixedZero || (d.y == kFixedZero && d.x < kFixedZero)) {
+    Manifold m = CollideCircles(cb, rb, ca, ra, spec);
+    m.normal = -m.normal;
+    return m;
+  }
+  Fixed distance;
+  Vec2 n = GetLengthAndNormalize(&distance, d);
+  if (n == Vec2{}) n = {kFixedZero, kFixedOne};
+  const Fixed separation = distance - ra - rb;
+  Manifold m;
+  if (separation > spec) return m;
+  m.normal = n;
+  AddPoint(&m, MulAdd(ca, (distance + ra - rb).Half(), n), separation, 0);
+  return m;
+}
+
+}  // namespace
+
+Manifold Collide(const ShapeProxy& a, const ShapeProxy& b, Fixed speculative_distance) {
+  const Fixed spec = speculative_distance;
+  const Core ca = MakeCore(a);
+  const Core cb = MakeCore(b);
+  if (ca.count == 0 || cb.count == 0) return Manifold{};
+  if (ca.edge_count == 0 && cb.edge_count == 0) return CollideCircles(ca.v[0], ca.radius, cb.v[0], cb.radius, spec);
+
+  // 2. Separating-axis search over the faces of both cores.
+  std::array<Face, 2 * kMaxPolygonVertices> faces;
+  bool separated = false;
+  int n = CollectFaces(ca, cb, false, faces.data(), &separated);
+  n += CollectFaces(cb, ca, true, faces.data() + n, &separated);
+  Fixed best = faces[0].separation;
+  for (int i = 1; i < n; ++i) best = Max(best, faces[i].separation);
+  if (best - ca.radius - cb.radius > spec) return Manifold{};
+
+  // Face normals decide disjointness exactly except for a point or segment
+  // against a segment, whose Minkowski difference can be flat.
+  bool disjoint = separated;
+  if (!disjoint && ca.count <= 2 && cb.count <= 2) {
+    ShapeProxy a0 = a, b0 = b;
+    a0.radius = kFixedZero;
+    b0.radius = kFixedZero;
+    disjoint = !TestOverlap(a0, b0);
+  }
+
+  const Face& face = *ChooseReference(faces.data(), n, best, ca, cb);
+  const bool flip = face.on_b;
+  const Core& ref = flip ? cb : ca;
+  const Core& inc = flip ? ca : cb;
+  const ShapeProxy& ref_proxy = flip ? b : a;
+  const ShapeProxy& inc_proxy = flip ? a : b;
+  const Vec2 ref_normal = NormalOf(ref, face.edge);
+
+  // 3. Incident edge through the deepest vertex.
+  const Incident incident = FindIncident(inc, face.deepest, ref_normal);
+  const int k = face.deepest;
+  const uint16_t deepest_code = incident.points == 2 && incident.w[1] == inc.v[k] ? incident.code[1] : incident.code[0];
+  const uint16_t deepest_id = static_cast<uint16_t>((face.edge << 8) | deepest_code);
+
+  // 4. Disjoint cores: keep the face only if a deepest incident vertex lies
+  // within the reference edge's side planes.
+  bool use_face = true;
+  if (disjoint) {
+    const Vec2 v1 = ref.v[face.edge];
+    const Vec2 t = ref.v[Next(ref, face.edge)] - v1;
+    const Int128 span = LengthSquaredWide(t);
+    use_face = false;
+    for (int j = 0; j < incident.points && !use_face; ++j) {
+      if (DotWide(incident.w[j] - v1, ref.perp[face.edge]) != face.min_dot) continue;
+      const Int128 along = DotWide(incident.w[j] - v1, t);
+      use_face = along.Sign() >= 0 && along <= span;
+    }
+  }
+
+  Manifold m;
+  bool have = false;
+  if (!use_face) have = DistanceManifold(ref_proxy, ref, inc_proxy, inc, deepest_id, spec, &m);
+  if (!have) {
+    m = FaceManifold(ref, face, ref_normal, inc, incident, spec);
+    if (m.point_count == 0) {
+      // Only reachable through rounding or the tie tolerance: fall back to
+      // the exact answers rather than dropping a real contact.
+      if (!disjoint || !DistanceManifold(ref_proxy, ref, inc_proxy, inc, deepest_id, spec, &m)) {
+        m = Manifold{};
+        m.normal = ref_normal;
+        const Fixed separation = face.separation - ref.radius - inc.radius;
+        if (separation <= spec) {
+          const Vec2 point = MulAdd(inc.v[k], (ref.radius - inc.radius - face.separation).Half(), ref_normal);
+          AddPoint(&m, point, separation, deepest_id);
+        }
+      }
+    }
+  }
+
+  if (m.point_count == 0) return Manifold{};
+  if (flip) {
+    m.normal = -m.normal;
+    for (int i = 0; i < m.point_count; ++i) m.points[i].id = static_cast<uint16_t>(m.points[i].id | kFlipBit);
+  }
+  return m;
+}
+
+}  // namespace arbiter
