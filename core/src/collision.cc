@@ -214,6 +214,9 @@ bool RayCastCircle(Vec2 center, Fixed radius, const RayCastInput& in, Fixed leng
   const Int128 rr = MulWide(radius, radius);
   if (cc > rr) return false;
   const Fixed h = Fixed::FromRaw(static_cast<int64_t>(ISqrtRound(rr - cc)));
+  // Both crossings behind the origin: the circle is behind the ray. The
+  // origin is outside, so a slightly negative t - h is rounding at contact.
+  if (t + h < kFixedZero) return false;
   const Fixed along = Max(t - h, kFixedZero);
   const Fixed fraction = along / length;
   if (fraction > in.max_fraction) return false;

@@ -1,0 +1,253 @@
+// File: world.h
+//
+// A collision world: bodies with user-visible 64-bit ids, each carrying one
+// or more shapes, a broad phase over them, and every query a game server
+// asks, answered exactly and deterministically.
+//
+// Determinism contract:
+//  - every result is a pure function of the world's state and the query:
+//    the broad phase's internal shape (which depends on the history of
+//    insertions) never shows in a result, because results leave in a fixed
+//    order: ray and shape casts by (fraction, body id, shape index), overlaps
+//    by (body id, shape index); ties in "closest" go to the lower
+//    (body id, shape index);
+//  - the state hash and the snapshot are functions of the canonical state
+//    only (bodies in id order, raw Q32.32 values, the tick), so two worlds
+//    built in different orders hash the same;
+//  - queries are const and safe to run concurrently with each other; a
+//    mutation must not run concurrently with anything (the server holds a
+//    lock per world).
+//
+// Invalid input returns a Status naming the offending field and leaves the
+// world unchanged; batch mutations are all or nothing.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <vector>
+
+#include "arbiter/core/collision.h"
+#include "arbiter/core/math.h"
+#include "arbiter/core/shapes.h"
+#include "arbiter/core/status.h"
+
+namespace arbiter {
+
+/// Collision filtering as in Box2D: two shapes may collide when each one's
+/// category is in the other's mask, unless they share a non-zero group
+/// (positive: always collide, negative: never).
+struct Filter {
+  uint64_t category_bits = 1;
+  uint64_t mask_bits = ~uint64_t{0};
+  int32_t group_index = 0;
+  friend bool operator==(const Filter&, const Filter&) = default;
+};
+
+/// True when shapes with filters a and b may collide.
+bool ShouldCollide(const Filter& a, const Filter& b);
+
+struct ShapeDef {
+  Shape shape;
+  Filter filter;
+  bool is_sensor = false;  ///< sensors report overlaps but never collide
+  Fixed friction = Fixed::FromRatio(3, 5);
+  Fixed restitution;
+  Fixed density = kFixedOne;  ///< mass per unit area
+  uint64_t user_tag = 0;      ///< opaque to Arbiter, returned with hits
+};
+
+enum class BodyType : uint8_t { kStatic = 0, kKinematic = 1, kDynamic = 2 };
+
+struct BodyDef {
+  uint64_t id = 0;  ///< user-visible; non-zero and unique in the world
+  BodyType type = BodyType::kStatic;
+  Transform transform = kTransformIdentity;  ///< |position| <= kMaxWorldCoordinate
+  Vec2 linear_velocity;    ///< units per second
+  Fixed angular_velocity;  ///< radians per second
+  Fixed linear_damping;
+  Fixed angular_damping;
+  Fixed gravity_scale = kFixedOne;
+  bool is_bullet = false;  ///< continuous collision against dynamic bodies too
+  std::vector<ShapeDef> shapes;
+};
+
+/// A shape in the world: its body's id and its index within the body.
+struct ShapeRef {
+  uint64_t body_id = 0;
+  uint32_t shape_index = 0;
+  friend auto operator<=>(const ShapeRef&, const ShapeRef&) = default;
+};
+
+struct WorldDef {
+  Vec2 gravity;            ///< units per second squared
+  int32_t tick_hz = 60;    ///< ticks per second, 1..10000
+  uint32_t max_bodies = 4'000'000;
+};
+
+/// A contact that started or stopped touching during a tick. Shape `a`
+/// precedes `b` in (body id, shape index) order; the normal points from a
+/// to b. For end events the point, normal and speed are zero.
+struct ContactEvent {
+  ShapeRef a;
+  ShapeRef b;
+  Vec2 point;
+  Vec2 normal;
+  Fixed approach_speed;  ///< closing speed along the normal when it began (>= 0)
+  friend bool operator==(const ContactEvent&, const ContactEvent&) = default;
+};
+
+/// A shape entering or leaving a sensor.
+struct SensorEvent {
+  ShapeRef sensor;
+  ShapeRef visitor;
+  friend bool operator==(const SensorEvent&, const SensorEvent&) = default;
+};
+
+/// Everything that happened in one tick, each list in canonical order
+/// (by shape refs).
+struct TickEvents {
+  std::vector<ContactEvent> contact_begin;
+  std::vector<ContactEvent> contact_end;
+  std::vector<SensorEvent> sensor_enter;
+  std::vector<SensorEvent> sensor_exit;
+};
+
+/// Which shapes a query considers. A shape passes when
+/// (shape.category & query.mask) != 0 and (shape.mask & query.category) != 0,
+/// its body type is in `body_types`, it is not a sensor (unless
+/// include_sensors) and its body is not in `exclude_bodies`.
+struct QueryFilter {
+  uint64_t category_bits = ~uint64_t{0};
+  uint64_t mask_bits = ~uint64_t{0};
+  bool include_sensors = false;
+  uint8_t body_types = 0b111;  ///< bit (1 << BodyType)
+  std::span<const uint64_t> exclude_bodies;  ///< body ids, any order
+};
+
+/// A ray or shape-cast hit.
+struct CastHit {
+  ShapeRef shape;
+  uint64_t user_tag = 0;
+  Fixed fraction;
+  Vec2 point;
+  Vec2 normal;
+  friend bool operator==(const CastHit&, const CastHit&) = default;
+};
+
+/// Counters for tests and benchmarks (not part of any result).
+struct QueryStats {
+  uint64_t node_visits = 0;
+  uint64_t shape_tests = 0;
+};
+
+/// A read-only look at one body.
+struct BodyView {
+  uint64_t id = 0;
+  BodyType type = BodyType::kStatic;
+  Transform transform;
+  Vec2 linear_velocity;
+  Fixed angular_velocity;
+  uint32_t shape_count = 0;
+};
+
+class World {
+ public:
+  explicit World(const WorldDef& def = {});
+  ~World();
+  World(World&&) noexcept;
+  World& operator=(World&&) noexcept;
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
+
+  const WorldDef& def() const;
+  /// The tick counter (advanced by stepping).
+  int64_t tick() const;
+  size_t body_count() const;
+
+  // ---- Mutation (all or nothing; errors name the field) -------------------
+
+  /// Adds bodies. INVALID_ARGUMENT for a bad field (e.g.
+  /// "bodies[3].shapes[0].polygon: not convex"), ALREADY_EXISTS for an id in
+  /// use or repeated in the batch, RESOURCE_EXHAUSTED past max_bodies.
+  Status AddBodies(std::span<const BodyDef> defs);
+  Status AddBody(const BodyDef& def);
+  /// NOT_FOUND when any id is unknown (nothing is removed then).
+  Status RemoveBodies(std::span<const uint64_t> ids);
+  Status SetBodyTransform(uint64_t id, const Transform& transform);
+  Status SetBodyVelocity(uint64_t id, Vec2 linear, Fixed angular);
+  Status SetShapeFilter(uint64_t id, uint32_t shape_index, const Filter& filter);
+
+  // ---- Inspection ----------------------------------------------------------
+
+  std::optional<BodyView> FindBody(uint64_t id) const;
+  /// The definition a body would need to be re-created as it is now.
+  std::optional<BodyDef> GetBodyDef(uint64_t id) const;
+  /// Every body id, ascending.
+  std::vector<uint64_t> BodyIds() const;
+
+  // ---- Queries (const, thread-safe between themselves) ---------------------
+  // Inputs must be in range: |origin| <= kMaxWorldCoordinate and
+  // |translation| <= 2^30 per component; ValidateRay etc. check that.
+
+  /// The closest hit of the ray, if any.
+  std::optional<CastHit> CastRayClosest(const RayCastInput& ray, const QueryFilter& filter = {},
+                                        QueryStats* stats = nullptr) const;
+  /// Every shape the ray hits, by (fraction, body id, shape index).
+  std::vector<CastHit> CastRayAll(const RayCastInput& ray, const QueryFilter& filter = {}) const;
+  /// Whether the ray hits anything (stops at the first hit found).
+  bool CastRayAny(const RayCastInput& ray, const QueryFilter& filter = {}) const;
+
+  /// Shapes containing the point (boundary included), by (body id, shape index).
+  std::vector<ShapeRef> OverlapPoint(Vec2 point, const QueryFilter& filter = {}) const;
+  /// Shapes touching the box (exact shape test, touching counts).
+  std::vector<ShapeRef> OverlapAabb(const Aabb& box, const QueryFilter& filter = {}) const;
+  /// Shapes touching `shape` placed at `transform` (exact, touching counts).
+  std::vector<ShapeRef> OverlapShape(const Shape& shape, const Transform& transform,
+                                     const QueryFilter& filter = {}) const;
+
+  /// The first shape hit by `shape` at `transform` moved by `translation`.
+  std::optional<CastHit> CastShapeClosest(const Shape& shape, const Transform& transform, Vec2 translation,
+                                          const QueryFilter& filter = {}) const;
+  /// Every shape hit along the way, by (fraction, body id, shape index).
+  std::vector<CastHit> CastShapeAll(const Shape& shape, const Transform& transform, Vec2 translation,
+                                    const QueryFilter& filter = {}) const;
+
+  /// Batch form of CastRayClosest: out[i] answers rays[i]; out.size() must
+  /// equal rays.size().
+  void CastRaysClosest(std::span<const RayCastInput> rays, const QueryFilter& filter,
+                       std::span<std::optional<CastHit>> out) const;
+
+  // ---- Stepping --------------------------------------------------------------
+
+  /// Advances the world by one tick of 1 / tick_hz seconds (see step.cc for
+  /// the algorithm) and, when `events` is not null, reports the tick's
+  /// contact and sensor events there.
+  void Step(TickEvents* events = nullptr);
+
+  // ---- State -----------------------------------------------------------------
+
+  /// xxh64 (seed 0) of the canonical snapshot bytes: equal worlds, equal hash.
+  uint64_t StateHash() const;
+  /// The canonical byte image (little-endian, versioned; see snapshot.cc).
+  std::vector<uint8_t> Snapshot() const;
+  /// Rebuilds a world from Snapshot() bytes. On any error (bad magic,
+  /// version, truncation, invalid shape) *out is left unchanged.
+  static Status Restore(std::span<const uint8_t> bytes, World* out);
+
+  /// Approximate heap bytes held (benchmarks report bytes per body).
+  size_t MemoryBytes() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Range checks for query inputs: OUT_OF_RANGE naming `field` when violated.
+Status ValidateRay(const RayCastInput& ray, const char* field);
+Status ValidatePoint(Vec2 point, const char* field);
+Status ValidateAabb(const Aabb& box, const char* field);
+
+}  // namespace arbiter

@@ -1,0 +1,291 @@
+#include "dynamic_tree.h"
+
+#include <algorithm>
+
+namespace arbiter::internal {
+
+int32_t DynamicTree::AllocateNode() {
+  if (free_list_ == kNull) {
+    nodes_.emplace_back();
+    return static_cast<int32_t>(nodes_.size() - 1);
+  }
+  const int32_t node = free_list_;
+  free_list_ = nodes_[node].parent;
+  nodes_[node] = Node();
+  return node;
+}
+
+void DynamicTree::FreeNode(int32_t node) {
+  nodes_[node].parent = free_list_;
+  nodes_[node].height = -1;
+  nodes_[node].child1 = nodes_[node].child2 = kNull;
+  free_list_ = node;
+}
+
+int32_t DynamicTree::CreateProxy(const Aabb& aabb, uint32_t user) {
+  const int32_t leaf = AllocateNode();
+  nodes_[leaf].aabb = aabb;
+  nodes_[leaf].user = user;
+  nodes_[leaf].height = 0;
+  InsertLeaf(leaf);
+  ++leaf_count_;
+  return leaf;
+}
+
+void DynamicTree::DestroyProxy(int32_t proxy) {
+  RemoveLeaf(proxy);
+  FreeNode(proxy);
+  --leaf_count_;
+}
+
+void DynamicTree::MoveProxy(int32_t proxy, const Aabb& aabb) {
+  RemoveLeaf(proxy);
+  nodes_[proxy].aabb = aabb;
+  InsertLeaf(proxy);
+}
+
+// Descends toward the sibling whose enlargement costs least (perimeter
+// heuristic with inherited cost, as in Box2D 2.4), then rebalances upward.
+void DynamicTree::InsertLeaf(int32_t leaf) {
+  if (root_ == kNull) {
+    root_ = leaf;
+    nodes_[leaf].parent = kNull;
+    return;
+  }
+  const Aabb leaf_box = nodes_[leaf].aabb;
+  int32_t index = root_;
+  while (!nodes_[index].IsLeaf()) {
+    const Node& node = nodes_[index];
+    const int64_t area = HalfPerimeterCost(node.aabb);
+    const int64_t combined = HalfPerimeterCost(Union(node.aabb, leaf_box));
+    const int64_t cost_here = 2 * combined;  // a new parent for this node and the leaf
+    const int64_t inherited = 2 * (combined - area);
+    auto descend_cost = [&](int32_t child) {
+      const Aabb merged = Union(leaf_box, nodes_[child].aabb);
+      const int64_t grown = nodes_[child].IsLeaf() ? HalfPerimeterCost(merged)
+                                                  : HalfPerimeterCost(merged) - HalfPerimeterCost(nodes_[child].aabb);
+      return grown + inherited;
+    };
+    const int64_t cost1 = descend_cost(node.child1);
+    const int64_t cost2 = descend_cost(node.child2);
+    if (cost_here < cost1 && cost_here < cost2) break;
+    index = cost1 <= cost2 ? node.child1 : node.child2;
+  }
+  const int32_t sibling = index;
+  const int32_t old_parent = nodes_[sibling].parent;
+  const int32_t new_parent = AllocateNode();
+  nodes_[new_parent].parent = old_parent;
+  nodes_[new_parent].aabb = Union(leaf_box, nodes_[sibling].aabb);
+  nodes_[new_parent].height = nodes_[sibling].height + 1;
+  nodes_[new_parent].child1 = sibling;
+  nodes_[new_parent].child2 = leaf;
+  nodes_[sibling].parent = new_parent;
+  nodes_[leaf].parent = new_parent;
+  if (old_parent == kNull) {
+    root_ = new_parent;
+  } else if (nodes_[old_parent].child1 == sibling) {
+    nodes_[old_parent].child1 = new_parent;
+  } else {
+    nodes_[old_parent].child2 = new_parent;
+  }
+  RefitUpward(nodes_[leaf].parent);
+}
+
+void DynamicTree::RemoveLeaf(int32_t leaf) {
+  if (leaf == root_) {
+    root_ = kNull;
+    return;
+  }
+  const int32_t parent = nodes_[leaf].parent;
+  const int32_t grand_parent = nodes_[parent].parent;
+  const int32_t sibling = nodes_[parent].child1 == leaf ? nodes_[parent].child2 : nodes_[parent].child1;
+  if (grand_parent == kNull) {
+    root_ = sibling;
+    nodes_[sibling].parent = kNull;
+    FreeNode(parent);
+    return;
+  }
+  if (nodes_[grand_parent].child1 == parent) {
+    nodes_[grand_parent].child1 = sibling;
+  } else {
+    nodes_[grand_parent].child2 = sibling;
+  }
+  nodes_[sibling].parent = grand_parent;
+  FreeNode(parent);
+  RefitUpward(grand_parent);
+}
+
+void DynamicTree::RefitUpward(int32_t index) {
+  while (index != kNull) {
+    index = Balance(index);
+    Node& node = nodes_[index];
+    node.height = 1 + std::max(nodes_[node.child1].height, nodes_[node.child2].height);
+    node.aabb = Union(nodes_[node.child1].aabb, nodes_[node.child2].aabb);
+    index = node.parent;
+  }
+}
+
+// An AVL rotation when a's children differ in height by more than one:
+// the taller child is promoted and a becomes its child. Returns the node
+// now at a's position.
+int32_t DynamicTree::Balance(int32_t ia) {
+  Node& a = nodes_[ia];
+  if (a.IsLeaf() || a.height < 2) return ia;
+  const int32_t ib = a.child1, ic = a.child2;
+  const int32_t balance = nodes_[ic].height - nodes_[ib].height;
+  if (balance >= -1 && balance <= 1) return ia;
+
+  // Promote the taller child `iup`; `iother` stays below a.
+  const bool right_heavy = balance > 1;
+  const int32_t iup = right_heavy ? ic : ib;
+  Node& up = nodes_[iup];
+  const int32_t if_ = up.child1, ig = up.child2;
+  up.child1 = ia;
+  up.parent = a.parent;
+  a.parent = iup;
+  if (up.parent == kNull) {
+    root_ = iup;
+  } else if (nodes_[up.parent].child1 == ia) {
+    nodes_[up.parent].child1 = iup;
+  } else {
+    nodes_[up.parent].child2 = iup;
+  }
+  // Of up's children, the taller stays with up; the shorter moves to a.
+  const bool f_taller = nodes_[if_].height > nodes_[ig].height;
+  const int32_t keep = f_taller ? if_ : ig;
+  const int32_t give = f_taller ? ig : if_;
+  up.child2 = keep;
+  if (right_heavy) {
+    a.child2 = give;
+  } else {
+    a.child1 = give;
+  }
+  nodes_[give].parent = ia;
+  a.aabb = Union(nodes_[a.child1].aabb, nodes_[a.child2].aabb);
+  a.height = 1 + std::max(nodes_[a.child1].height, nodes_[a.child2].height);
+  up.aabb = Union(a.aabb, nodes_[keep].aabb);
+  up.height = 1 + std::max(a.height, nodes_[keep].height);
+  return iup;
+}
+
+void DynamicTree::Rebuild() {
+  std::vector<int32_t> leaves;
+  leaves.reserve(leaf_count_);
+  for (int32_t i = 0; i < static_cast<int32_t>(nodes_.size()); ++i) {
+    if (nodes_[i].height == 0) {
+      leaves.push_back(i);
+    } else if (nodes_[i].height > 0) {
+      FreeNode(i);
+    }
+  }
+  root_ = leaves.empty() ? kNull : BuildTopDown(leaves.data(), static_cast<int32_t>(leaves.size()));
+  if (root_ != kNull) nodes_[root_].parent = kNull;
+}
+
+// Binned SAH over leaf centres (Wald, "On fast Construction of SAH-based
+// Bounding Volume Hierarchies", 2007), with 16 bins on the wider axis.
+int32_t DynamicTree::BuildTopDown(int32_t* leaves, int32_t count) {
+  if (count == 1) return leaves[0];
+  constexpr int kBins = 16;
+  Vec2 lo = Center(nodes_[leaves[0]].aabb), hi = lo;
+  for (int32_t i = 1; i < count; ++i) {
+    const Vec2 c = Center(nodes_[leaves[i]].aabb);
+    lo = {Min(lo.x, c.x), Min(lo.y, c.y)};
+    hi = {Max(hi.x, c.x), Max(hi.y, c.y)};
+  }
+  const bool use_x = (hi.x - lo.x) >= (hi.y - lo.y);
+  const Fixed extent = use_x ? hi.x - lo.x : hi.y - lo.y;
+  auto key = [&](int32_t leaf) {
+    const Vec2 c = Center(nodes_[leaf].aabb);
+    return use_x ? c.x - lo.x : c.y - lo.y;
+  };
+  auto bin_of = [&](int32_t leaf) {
+    return static_cast<int>(DivFloor(Int128::Mul(key(leaf).raw(), kBins), extent.raw() + 1).ToInt64Wrapped());
+  };
+
+  int32_t split = count / 2;  // the fallback: equal halves in input order
+  if (extent > kFixedZero) {
+    int32_t bin_count[kBins] = {};
+    Aabb bin_box[kBins];
+    for (int32_t i = 0; i < count; ++i) {
+      const int b = bin_of(leaves[i]);
+      bin_box[b] = bin_count[b] == 0 ? nodes_[leaves[i]].aabb : Union(bin_box[b], nodes_[leaves[i]].aabb);
+      ++bin_count[b];
+    }
+    // Sweep from the right to get the cost of every right part, then from
+    // the left; cost = n_left * P(left) + n_right * P(right) in 128 bits.
+    Int128 right_cost[kBins];
+    Aabb acc;
+    int32_t n = 0;
+    for (int b = kBins - 1; b > 0; --b) {
+      if (bin_count[b] > 0) {
+        acc = n == 0 ? bin_box[b] : Union(acc, bin_box[b]);
+        n += bin_count[b];
+      }
+      right_cost[b] = n == 0 ? Int128(0) : Int128::Mul(n, HalfPerimeterCost(acc));
+    }
+    Int128 best_cost = 0;
+    int best_bin = -1;
+    n = 0;
+    for (int b = 0; b + 1 < kBins; ++b) {
+      if (bin_count[b] > 0) {
+        acc = n == 0 ? bin_box[b] : Union(acc, bin_box[b]);
+        n += bin_count[b];
+      }
+      if (n == 0 || n == count) continue;
+      const Int128 cost = Int128::Mul(n, HalfPerimeterCost(acc)) + right_cost[b + 1];
+      if (best_bin < 0 || cost < best_cost) {
+        best_cost = cost;
+        best_bin = b;
+      }
+    }
+    if (best_bin >= 0) {
+      // Stable partition: bins <= best_bin first, input order kept.
+      std::vector<int32_t> right;
+      right.reserve(count);
+      int32_t left_n = 0;
+      for (int32_t i = 0; i < count; ++i) {
+        if (bin_of(leaves[i]) <= best_bin) {
+          leaves[left_n++] = leaves[i];
+        } else {
+          right.push_back(leaves[i]);
+        }
+      }
+      std::copy(right.begin(), right.end(), leaves + left_n);
+      split = left_n;
+    }
+  }
+  const int32_t child1 = BuildTopDown(leaves, split);
+  const int32_t child2 = BuildTopDown(leaves + split, count - split);
+  const int32_t parent = AllocateNode();
+  Node& node = nodes_[parent];
+  node.child1 = child1;
+  node.child2 = child2;
+  node.height = 1 + std::max(nodes_[child1].height, nodes_[child2].height);
+  node.aabb = Union(nodes_[child1].aabb, nodes_[child2].aabb);
+  nodes_[child1].parent = parent;
+  nodes_[child2].parent = parent;
+  return parent;
+}
+
+int32_t DynamicTree::ValidateNode(int32_t index, bool* ok) const {
+  const Node& node = nodes_[index];
+  if (node.IsLeaf()) {
+    if (node.height != 0 || node.child2 != kNull) *ok = false;
+    return 1;
+  }
+  if (nodes_[node.child1].parent != index || nodes_[node.child2].parent != index) *ok = false;
+  const int32_t h = 1 + std::max(nodes_[node.child1].height, nodes_[node.child2].height);
+  if (h != node.height) *ok = false;
+  if (node.aabb != Union(nodes_[node.child1].aabb, nodes_[node.child2].aabb)) *ok = false;
+  return ValidateNode(node.child1, ok) + ValidateNode(node.child2, ok);
+}
+
+bool DynamicTree::Validate() const {
+  if (root_ == kNull) return leaf_count_ == 0;
+  bool ok = nodes_[root_].parent == kNull;
+  const int32_t leaves = ValidateNode(root_, &ok);
+  return ok && leaves == leaf_count_;
+}
+
+}  // namespace arbiter::internal

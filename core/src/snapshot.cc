@@ -1,0 +1,291 @@
+// The canonical byte image of a world, its hash, and restore.
+//
+// Layout (version 1), all integers little-endian regardless of the host:
+//   "ARBW" magic, u32 version,
+//   world: i64 gravity.x, i64 gravity.y, i32 tick_hz, u32 max_bodies,
+//   i64 tick, u64 body count,
+//   per body in ascending id order:
+//     u64 id, u8 type, u8 is_bullet, i64 p.x, p.y, q.c, q.s, i64 v.x, v.y, w,
+//     i64 linear_damping, angular_damping, gravity_scale, u32 shape count,
+//     per shape in body order: u8 type, u8 is_sensor, u8 point count,
+//       i64 radius, point count x (i64 x, i64 y) in the body frame,
+//       u64 category, u64 mask, i32 group, i64 friction, restitution,
+//       density, u64 user tag,
+//   u64 contact count, per contact in (a, b) order: u64 a.body, u32 a.shape,
+//     u64 b.body, u32 b.shape, u8 point count, per point: u16 feature id,
+//     i64 normal impulse, i64 tangent impulse,
+//   u64 sensor overlap count, per overlap: u64, u32 (sensor), u64, u32 (visitor),
+//   u64 xxh64 of everything before it.
+// Every number is a raw Q32.32 value or an integer, so the image (and the
+// hash over it) is the same on every compiler and architecture, big-endian
+// included. Tree structure, slots and caches are not state and are absent.
+#include <algorithm>
+#include <cstring>
+
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
+#include "arbiter/core/world.h"
+#include "world_impl.h"
+
+namespace arbiter {
+
+using internal::BodyRecord;
+using internal::ShapeRecord;
+
+namespace {
+
+constexpr char kMagic[4] = {'A', 'R', 'B', 'W'};
+constexpr uint32_t kVersion = 1;
+
+class ByteWriter {
+ public:
+  explicit ByteWriter(std::vector<uint8_t>* out) : out_(out) {}
+  void U8(uint8_t v) { out_->push_back(v); }
+  void U32(uint32_t v) {
+    for (int i = 0; i < 4; ++i) out_->push_back(static_cast<uint8_t>(v >> (8 * i)));
+  }
+  void U64(uint64_t v) {
+    for (int i = 0; i < 8; ++i) out_->push_back(static_cast<uint8_t>(v >> (8 * i)));
+  }
+  void I32(int32_t v) { U32(static_cast<uint32_t>(v)); }
+  void I64(int64_t v) { U64(static_cast<uint64_t>(v)); }
+  void F(Fixed v) { I64(v.raw()); }
+  void V(Vec2 v) {
+    F(v.x);
+    F(v.y);
+  }
+
+ private:
+  std::vector<uint8_t>* out_;
+};
+
+class ByteReader {
+ public:
+  explicit ByteReader(std::span<const uint8_t> in) : in_(in) {}
+  bool ok() const { return ok_; }
+  size_t remaining() const { return in_.size() - pos_; }
+  uint8_t U8() { return static_cast<uint8_t>(Take(1)); }
+  uint32_t U32() { return static_cast<uint32_t>(Take(4)); }
+  uint64_t U64() { return Take(8); }
+  int32_t I32() { return static_cast<int32_t>(U32()); }
+  int64_t I64() { return static_cast<int64_t>(U64()); }
+  Fixed F() { return Fixed::FromRaw(I64()); }
+  Vec2 V() {
+    const Fixed x = F();
+    return {x, F()};
+  }
+
+ private:
+  uint64_t Take(int n) {
+    if (!ok_ || remaining() < static_cast<size_t>(n)) {
+      ok_ = false;
+      return 0;
+    }
+    uint64_t v = 0;
+    for (int i = 0; i < n; ++i) v |= static_cast<uint64_t>(in_[pos_ + i]) << (8 * i);
+    pos_ += n;
+    return v;
+  }
+  std::span<const uint8_t> in_;
+  size_t pos_ = 0;
+  bool ok_ = true;
+};
+
+std::vector<uint8_t> Encode(const World::Impl& w) {
+  std::vector<std::pair<uint64_t, uint32_t>> order;
+  order.reserve(w.live_bodies);
+  for (uint32_t slot = 0; slot < w.bodies.size(); ++slot) {
+    if (w.bodies[slot].id != 0) order.push_back({w.bodies[slot].id, slot});
+  }
+  std::sort(order.begin(), order.end());
+
+  std::vector<uint8_t> bytes;
+  bytes.reserve(64 + order.size() * 200);
+  ByteWriter out(&bytes);
+  for (char c : kMagic) out.U8(static_cast<uint8_t>(c));
+  out.U32(kVersion);
+  out.V(w.def.gravity);
+  out.I32(w.def.tick_hz);
+  out.U32(w.def.max_bodies);
+  out.I64(w.tick);
+  out.U64(order.size());
+  for (const auto& [id, slot] : order) {
+    const BodyRecord& b = w.bodies[slot];
+    out.U64(b.id);
+    out.U8(static_cast<uint8_t>(b.type));
+    out.U8(b.is_bullet ? 1 : 0);
+    out.V(b.transform.p);
+    out.F(b.transform.q.c);
+    out.F(b.transform.q.s);
+    out.V(b.linear_velocity);
+    out.F(b.angular_velocity);
+    out.F(b.linear_damping);
+    out.F(b.angular_damping);
+    out.F(b.gravity_scale);
+    out.U32(b.shape_count);
+    for (uint32_t i = 0; i < b.shape_count; ++i) {
+      const ShapeRecord& s = w.shapes[b.first_shape + i];
+      out.U8(static_cast<uint8_t>(s.type));
+      out.U8(s.is_sensor ? 1 : 0);
+      out.U8(s.point_count);
+      out.F(s.radius);
+      for (int k = 0; k < s.point_count; ++k) out.V(w.local_points[s.point_offset + k]);
+      out.U64(s.filter.category_bits);
+      out.U64(s.filter.mask_bits);
+      out.I32(s.filter.group_index);
+      out.F(s.friction);
+      out.F(s.restitution);
+      out.F(s.density);
+      out.U64(s.user_tag);
+    }
+  }
+  out.U64(w.contacts.size());
+  for (const internal::ContactState& c : w.contacts) {
+    out.U64(c.a.body_id);
+    out.U32(c.a.shape_index);
+    out.U64(c.b.body_id);
+    out.U32(c.b.shape_index);
+    out.U8(static_cast<uint8_t>(c.point_count));
+    for (int i = 0; i < c.point_count; ++i) {
+      out.U32(c.points[i].id);
+      out.F(c.points[i].normal_impulse);
+      out.F(c.points[i].tangent_impulse);
+    }
+  }
+  out.U64(w.sensor_overlaps.size());
+  for (const SensorEvent& e : w.sensor_overlaps) {
+    out.U64(e.sensor.body_id);
+    out.U32(e.sensor.shape_index);
+    out.U64(e.visitor.body_id);
+    out.U32(e.visitor.shape_index);
+  }
+  return bytes;
+}
+
+Status Corrupt(const std::string& what) { return InvalidArgumentError("snapshot: " + what); }
+
+}  // namespace
+
+uint64_t World::StateHash() const {
+  const std::vector<uint8_t> bytes = Encode(*impl_);
+  return XXH64(bytes.data(), bytes.size(), 0);
+}
+
+std::vector<uint8_t> World::Snapshot() const {
+  std::vector<uint8_t> bytes = Encode(*impl_);
+  const uint64_t checksum = XXH64(bytes.data(), bytes.size(), 0);
+  ByteWriter(&bytes).U64(checksum);
+  return bytes;
+}
+
+Status World::Restore(std::span<const uint8_t> bytes, World* out) {
+  if (bytes.size() < 8 + 8) return Corrupt("too short");
+  const std::span<const uint8_t> body = bytes.first(bytes.size() - 8);
+  ByteReader trailer(bytes.last(8));
+  if (trailer.U64() != XXH64(body.data(), body.size(), 0)) return Corrupt("checksum mismatch (truncated or damaged)");
+  ByteReader in(body);
+  for (char c : kMagic) {
+    if (in.U8() != static_cast<uint8_t>(c)) return Corrupt("bad magic (not an Arbiter world snapshot)");
+  }
+  const uint32_t version = in.U32();
+  if (version != kVersion) return Corrupt("unsupported version " + std::to_string(version));
+  WorldDef def;
+  def.gravity = in.V();
+  def.tick_hz = in.I32();
+  def.max_bodies = in.U32();
+  const int64_t tick = in.I64();
+  const uint64_t count = in.U64();
+  // Each body takes at least 100 bytes: reject absurd counts before allocating.
+  if (!in.ok() || count > in.remaining() / 100 + 1) return Corrupt("body count exceeds the data");
+  std::vector<BodyDef> defs(count);
+  for (BodyDef& b : defs) {
+    b.id = in.U64();
+    b.type = static_cast<BodyType>(in.U8());
+    b.is_bullet = in.U8() != 0;
+    b.transform.p = in.V();
+    b.transform.q.c = in.F();
+    b.transform.q.s = in.F();
+    b.linear_velocity = in.V();
+    b.angular_velocity = in.F();
+    b.linear_damping = in.F();
+    b.angular_damping = in.F();
+    b.gravity_scale = in.F();
+    const uint32_t shape_count = in.U32();
+    if (!in.ok() || shape_count > 64) return Corrupt("bad shape count");
+    b.shapes.resize(shape_count);
+    for (ShapeDef& sd : b.shapes) {
+      const uint8_t type = in.U8();
+      sd.is_sensor = in.U8() != 0;
+      const uint8_t n = in.U8();
+      const Fixed radius = in.F();
+      Vec2 p[kMaxPolygonVertices];
+      if (n < 1 || n > kMaxPolygonVertices) return Corrupt("bad point count");
+      for (int k = 0; k < n; ++k) p[k] = in.V();
+      switch (static_cast<ShapeType>(type)) {
+        case ShapeType::kCircle:
+          if (n != 1) return Corrupt("circle with " + std::to_string(n) + " points");
+          sd.shape = Shape::FromCircle({p[0], radius});
+          break;
+        case ShapeType::kCapsule:
+          if (n != 2) return Corrupt("capsule with " + std::to_string(n) + " points");
+          sd.shape = Shape::FromCapsule({p[0], p[1], radius});
+          break;
+        case ShapeType::kSegment:
+          if (n != 2) return Corrupt("segment with " + std::to_string(n) + " points");
+          sd.shape = Shape::FromSegment({p[0], p[1]});
+          break;
+        case ShapeType::kPolygon: {
+          Polygon polygon;
+          const ShapeError error = MakePolygon(std::span<const Vec2>(p, n), radius, &polygon);
+          if (error != ShapeError::kOk) return Corrupt(std::string("polygon: ") + ShapeErrorMessage(error));
+          sd.shape = Shape::FromPolygon(polygon);
+          break;
+        }
+        default:
+          return Corrupt("unknown shape type " + std::to_string(type));
+      }
+      sd.filter.category_bits = in.U64();
+      sd.filter.mask_bits = in.U64();
+      sd.filter.group_index = in.I32();
+      sd.friction = in.F();
+      sd.restitution = in.F();
+      sd.density = in.F();
+      sd.user_tag = in.U64();
+    }
+  }
+  const uint64_t contact_count = in.U64();
+  if (!in.ok() || contact_count > in.remaining() / 25 + 1) return Corrupt("contact count exceeds the data");
+  std::vector<internal::ContactState> contacts(contact_count);
+  for (internal::ContactState& c : contacts) {
+    c.a = {in.U64(), in.U32()};
+    c.b = {in.U64(), in.U32()};
+    c.point_count = in.U8();
+    if (c.point_count > 2) return Corrupt("contact with more than two points");
+    for (int i = 0; i < c.point_count; ++i) {
+      c.points[i].id = static_cast<uint16_t>(in.U32());
+      c.points[i].normal_impulse = in.F();
+      c.points[i].tangent_impulse = in.F();
+    }
+  }
+  const uint64_t sensor_count = in.U64();
+  if (!in.ok() || sensor_count > in.remaining() / 24 + 1) return Corrupt("sensor count exceeds the data");
+  std::vector<SensorEvent> sensors(sensor_count);
+  for (SensorEvent& e : sensors) {
+    e.sensor = {in.U64(), in.U32()};
+    e.visitor = {in.U64(), in.U32()};
+  }
+  if (!in.ok()) return Corrupt("truncated");
+  if (in.remaining() != 0) return Corrupt("trailing bytes");
+  if (def.tick_hz < 1 || def.tick_hz > 10000) return Corrupt("tick_hz out of range");
+  // Re-validate through the ordinary path: a snapshot is input like any other.
+  World restored(def);
+  if (Status s = restored.AddBodies(defs); !s.ok()) return Corrupt(s.message());
+  restored.impl_->tick = tick;
+  restored.impl_->contacts = std::move(contacts);
+  restored.impl_->sensor_overlaps = std::move(sensors);
+  *out = std::move(restored);
+  return OkStatus();
+}
+
+}  // namespace arbiter

@@ -1,0 +1,480 @@
+#include "arbiter/core/world.h"
+
+#include <algorithm>
+#include <string>
+
+#include "world_impl.h"
+
+namespace arbiter {
+
+using internal::BodyRecord;
+using internal::ShapeRecord;
+
+namespace {
+
+// Limits of the non-geometric body fields. Velocities are bounded so that a
+// tick's displacement stays far inside the world range; material values so
+// that products with masses and impulses stay inside Q32.32.
+constexpr Fixed kMaxLinearSpeed = Fixed::FromInt(int64_t{1} << 24);
+constexpr Fixed kMaxAngularSpeed = Fixed::FromInt(int64_t{1} << 16);
+constexpr Fixed kMaxMaterial = Fixed::FromInt(int64_t{1} << 16);
+constexpr uint32_t kMaxShapesPerBody = 64;
+// |c^2 + s^2 - 1| above 2^-16 is not a rotation (it would scale shapes).
+constexpr int64_t kRotationTolerance = int64_t{1} << 48;  // 2^-16 in Q64.64
+
+std::string Field(const std::string& prefix, const char* name) { return prefix + "." + name; }
+
+bool IsUnitRotation(Rot q) {
+  const Int128 norm = MulWide(q.c, q.c) + MulWide(q.s, q.s) - MulWide(kFixedOne, kFixedOne);
+  return norm.Abs() <= Int128(kRotationTolerance);
+}
+
+Status ValidateTransform(const Transform& xf, const std::string& field) {
+  if (!IsInWorldRange(xf.p)) {
+    return OutOfRangeError(field + ".p: position beyond +-2^29 units");
+  }
+  if (!IsUnitRotation(xf.q)) return InvalidArgumentError(field + ".q: not a unit rotation (c^2 + s^2 != 1)");
+  return OkStatus();
+}
+
+const char* ShapeFieldName(ShapeType type) {
+  switch (type) {
+    case ShapeType::kCircle: return "circle";
+    case ShapeType::kCapsule: return "capsule";
+    case ShapeType::kSegment: return "segment";
+    case ShapeType::kPolygon: return "polygon";
+  }
+  return "shape";
+}
+
+Status ValidateShapeDef(const ShapeDef& def, const std::string& field) {
+  const uint8_t type = static_cast<uint8_t>(def.shape.type);
+  if (type > static_cast<uint8_t>(ShapeType::kPolygon)) return InvalidArgumentError(field + ".type: unknown shape type");
+  const ShapeError error = ValidateShape(def.shape);
+  if (error != ShapeError::kOk) {
+    const std::string message = field + "." + ShapeFieldName(def.shape.type) + ": " + ShapeErrorMessage(error);
+    return error == ShapeError::kOutOfRange ? OutOfRangeError(message) : InvalidArgumentError(message);
+  }
+  if (def.friction < kFixedZero || def.friction > kMaxMaterial) {
+    return OutOfRangeError(Field(field, "friction") + ": must be in [0, 65536]");
+  }
+  if (def.restitution < kFixedZero || def.restitution > kMaxMaterial) {
+    return OutOfRangeError(Field(field, "restitution") + ": must be in [0, 65536]");
+  }
+  if (def.density < kFixedZero || def.density > kMaxMaterial) {
+    return OutOfRangeError(Field(field, "density") + ": must be in [0, 65536]");
+  }
+  return OkStatus();
+}
+
+Status ValidateBodyDef(const BodyDef& def, const std::string& field) {
+  if (def.id == 0) return InvalidArgumentError(Field(field, "id") + ": must be non-zero");
+  if (static_cast<uint8_t>(def.type) > static_cast<uint8_t>(BodyType::kDynamic)) {
+    return InvalidArgumentError(Field(field, "type") + ": unknown body type");
+  }
+  if (Status s = ValidateTransform(def.transform, Field(field, "transform")); !s.ok()) return s;
+  if (Abs(def.linear_velocity.x) > kMaxLinearSpeed || Abs(def.linear_velocity.y) > kMaxLinearSpeed) {
+    return OutOfRangeError(Field(field, "linear_velocity") + ": beyond +-2^24 units/s");
+  }
+  if (Abs(def.angular_velocity) > kMaxAngularSpeed) {
+    return OutOfRangeError(Field(field, "angular_velocity") + ": beyond +-2^16 rad/s");
+  }
+  for (const auto& [value, name] : {std::pair{def.linear_damping, "linear_damping"}, std::pair{def.angular_damping, "angular_damping"}}) {
+    if (value < kFixedZero || value > kMaxMaterial) return OutOfRangeError(Field(field, name) + ": must be in [0, 65536]");
+  }
+  if (Abs(def.gravity_scale) > kMaxMaterial) return OutOfRangeError(Field(field, "gravity_scale") + ": beyond +-65536");
+  if (def.shapes.empty()) return InvalidArgumentError(Field(field, "shapes") + ": a body needs at least one shape");
+  if (def.shapes.size() > kMaxShapesPerBody) {
+    return ResourceExhaustedError(Field(field, "shapes") + ": more than 64 shapes");
+  }
+  for (size_t i = 0; i < def.shapes.size(); ++i) {
+    if (Status s = ValidateShapeDef(def.shapes[i], field + ".shapes[" + std::to_string(i) + "]"); !s.ok()) return s;
+  }
+  if (def.type == BodyType::kDynamic) {
+    for (size_t i = 0; i < def.shapes.size(); ++i) {
+      if (!ComputeMass(def.shapes[i].shape, def.shapes[i].density).representable) {
+        return OutOfRangeError(field + ".shapes[" + std::to_string(i) +
+                               "]: mass or inertia too large for Q32.32 (make the body static or smaller)");
+      }
+    }
+  }
+  return OkStatus();
+}
+
+// Local points of a shape in proxy order (what MakeProxy transforms).
+int LocalPoints(const Shape& shape, Vec2* out, Fixed* radius) {
+  switch (shape.type) {
+    case ShapeType::kCircle:
+      out[0] = shape.circle.center;
+      *radius = shape.circle.radius;
+      return 1;
+    case ShapeType::kCapsule:
+      out[0] = shape.capsule.center1;
+      out[1] = shape.capsule.center2;
+      *radius = shape.capsule.radius;
+      return 2;
+    case ShapeType::kSegment:
+      out[0] = shape.segment.point1;
+      out[1] = shape.segment.point2;
+      *radius = kFixedZero;
+      return 2;
+    case ShapeType::kPolygon:
+      for (int i = 0; i < shape.polygon.count; ++i) out[i] = shape.polygon.vertices[i];
+      *radius = shape.polygon.radius;
+      return shape.polygon.count;
+  }
+  return 0;
+}
+
+// Mass, centre of mass and rotational inertia of a dynamic body from its
+// shapes (parallel-axis theorem); other bodies are immovable (zeros). A
+// dynamic body without area gets unit mass at its origin and no rotation,
+// as in Box2D.
+void SetMassData(const BodyDef& def, BodyRecord* body) {
+  body->inv_mass = kFixedZero;
+  body->inv_inertia = kFixedZero;
+  body->local_center = Vec2{};
+  if (def.type != BodyType::kDynamic) return;
+  Fixed mass;
+  Int128 moment_x = 0, moment_y = 0;  // sum of m c (Q64.64)
+  Fixed origin_inertia;               // about the body origin
+  for (const ShapeDef& sd : def.shapes) {
+    const MassData md = ComputeMass(sd.shape, sd.density);
+    mass += md.mass;
+    moment_x += MulWide(md.mass, md.center.x);
+    moment_y += MulWide(md.mass, md.center.y);
+    origin_inertia += md.rotational_inertia + md.mass * RoundWide(LengthSquaredWide(md.center));
+  }
+  if (mass <= kFixedZero) {
+    body->inv_mass = kFixedOne;
+    return;
+  }
+  body->inv_mass = kFixedOne / mass;
+  body->local_center = {DivWide(moment_x, mass), DivWide(moment_y, mass)};
+  const Fixed inertia = origin_inertia - mass * RoundWide(LengthSquaredWide(body->local_center));
+  body->inv_inertia = inertia > kFixedZero ? kFixedOne / inertia : kFixedZero;
+}
+
+Aabb Fatten(const Aabb& box) {
+  const Vec2 m{internal::kAabbMargin, internal::kAabbMargin};
+  return {box.lower - m, box.upper + m};
+}
+
+}  // namespace
+
+bool ShouldCollide(const Filter& a, const Filter& b) {
+  if (a.group_index == b.group_index && a.group_index != 0) return a.group_index > 0;
+  return (a.mask_bits & b.category_bits) != 0 && (a.category_bits & b.mask_bits) != 0;
+}
+
+World::World(const WorldDef& def) : impl_(std::make_unique<Impl>()) { impl_->def = def; }
+World::~World() = default;
+World::World(World&&) noexcept = default;
+World& World::operator=(World&&) noexcept = default;
+
+const WorldDef& World::def() const { return impl_->def; }
+int64_t World::tick() const { return impl_->tick; }
+size_t World::body_count() const { return impl_->live_bodies; }
+
+Status World::AddBody(const BodyDef& def) { return AddBodies(std::span<const BodyDef>(&def, 1)); }
+
+Status World::AddBodies(std::span<const BodyDef> defs) {
+  Impl& w = *impl_;
+  if (defs.size() > w.def.max_bodies || w.live_bodies + defs.size() > w.def.max_bodies) {
+    return ResourceExhaustedError("bodies: the world would exceed its limit of " + std::to_string(w.def.max_bodies) +
+                                  " bodies");
+  }
+  // Validate everything before touching anything.
+  for (size_t i = 0; i < defs.size(); ++i) {
+    const std::string field = "bodies[" + std::to_string(i) + "]";
+    if (Status s = ValidateBodyDef(defs[i], field); !s.ok()) return s;
+    if (w.ids.Find(defs[i].id) != internal::IdMap::kMissing) {
+      return AlreadyExistsError(field + ".id: body " + std::to_string(defs[i].id) + " already exists");
+    }
+  }
+  std::vector<std::pair<uint64_t, size_t>> batch_ids(defs.size());
+  for (size_t i = 0; i < defs.size(); ++i) batch_ids[i] = {defs[i].id, i};
+  std::sort(batch_ids.begin(), batch_ids.end());
+  for (size_t i = 1; i < batch_ids.size(); ++i) {
+    if (batch_ids[i].first == batch_ids[i - 1].first) {
+      return AlreadyExistsError("bodies[" + std::to_string(batch_ids[i].second) + "].id: body " +
+                                std::to_string(batch_ids[i].first) + " appears twice in the batch");
+    }
+  }
+
+  size_t new_statics = 0;
+  for (const BodyDef& def : defs) {
+    uint32_t slot;
+    if (!w.free_body_slots.empty()) {
+      slot = w.free_body_slots.back();
+      w.free_body_slots.pop_back();
+    } else {
+      slot = static_cast<uint32_t>(w.bodies.size());
+      w.bodies.emplace_back();
+    }
+    BodyRecord& body = w.bodies[slot];
+    body = BodyRecord();
+    body.id = def.id;
+    body.type = def.type;
+    body.transform = def.transform;
+    body.linear_velocity = def.type == BodyType::kStatic ? Vec2{} : def.linear_velocity;
+    body.angular_velocity = def.type == BodyType::kStatic ? kFixedZero : def.angular_velocity;
+    body.linear_damping = def.linear_damping;
+    body.angular_damping = def.angular_damping;
+    body.gravity_scale = def.gravity_scale;
+    body.is_bullet = def.is_bullet;
+    body.first_shape = static_cast<uint32_t>(w.shapes.size());
+    body.shape_count = static_cast<uint32_t>(def.shapes.size());
+    SetMassData(def, &body);
+    for (size_t i = 0; i < def.shapes.size(); ++i) {
+      const ShapeDef& sd = def.shapes[i];
+      ShapeRecord s;
+      s.filter = sd.filter;
+      s.friction = sd.friction;
+      s.restitution = sd.restitution;
+      s.density = sd.density;
+      s.user_tag = sd.user_tag;
+      s.body_slot = slot;
+      s.index_in_body = static_cast<uint32_t>(i);
+      s.type = sd.shape.type;
+      s.is_sensor = sd.is_sensor;
+      s.alive = true;
+      Vec2 local[kMaxPolygonVertices];
+      s.point_count = static_cast<uint8_t>(LocalPoints(sd.shape, local, &s.radius));
+      s.point_offset = static_cast<uint32_t>(w.local_points.size());
+      for (int k = 0; k < s.point_count; ++k) {
+        w.local_points.push_back(local[k]);
+        w.world_points.push_back(TransformPoint(def.transform, local[k]));
+      }
+      const uint32_t shape_index = static_cast<uint32_t>(w.shapes.size());
+      const Aabb box = ComputeProxyAabb(w.ProxyOf(s));
+      if (def.type == BodyType::kStatic) {
+        s.proxy = w.static_tree.CreateProxy(box, shape_index);
+        ++new_statics;
+      } else {
+        s.proxy = w.movable_tree.CreateProxy(Fatten(box), shape_index);
+      }
+      w.shapes.push_back(s);
+    }
+    w.ids.Insert(def.id, slot);
+    ++w.live_bodies;
+  }
+  // Many statics at once: a top-down build beats incremental insertion.
+  if (new_statics >= 64 && new_statics * 4 >= static_cast<size_t>(w.static_tree.leaf_count())) w.static_tree.Rebuild();
+  return OkStatus();
+}
+
+Status World::RemoveBodies(std::span<const uint64_t> ids) {
+  Impl& w = *impl_;
+  std::vector<uint64_t> sorted(ids.begin(), ids.end());
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (w.ids.Find(ids[i]) == internal::IdMap::kMissing) {
+      return NotFoundError("body_ids[" + std::to_string(i) + "]: no body " + std::to_string(ids[i]));
+    }
+  }
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) {
+    return InvalidArgumentError("body_ids: body " + std::to_string(*std::adjacent_find(sorted.begin(), sorted.end())) +
+                                " listed twice");
+  }
+  // Contacts and sensor overlaps of removed bodies are gone with them.
+  auto removed = [&sorted](uint64_t id) { return std::binary_search(sorted.begin(), sorted.end(), id); };
+  std::erase_if(w.contacts, [&](const internal::ContactState& c) { return removed(c.a.body_id) || removed(c.b.body_id); });
+  std::erase_if(w.sensor_overlaps, [&](const SensorEvent& e) { return removed(e.sensor.body_id) || removed(e.visitor.body_id); });
+  for (uint64_t id : ids) {
+    const uint32_t slot = w.ids.Find(id);
+    BodyRecord& body = w.bodies[slot];
+    for (uint32_t i = 0; i < body.shape_count; ++i) {
+      ShapeRecord& s = w.shapes[body.first_shape + i];
+      w.TreeFor(body.type).DestroyProxy(s.proxy);
+      s.proxy = -1;
+      s.alive = false;
+      ++w.dead_shapes;
+    }
+    body = BodyRecord();
+    w.free_body_slots.push_back(slot);
+    w.ids.Erase(id);
+    --w.live_bodies;
+  }
+  w.CompactIfSparse();
+  return OkStatus();
+}
+
+Status World::SetBodyTransform(uint64_t id, const Transform& transform) {
+  Impl& w = *impl_;
+  const uint32_t slot = w.ids.Find(id);
+  if (slot == internal::IdMap::kMissing) return NotFoundError("body_id: no body " + std::to_string(id));
+  if (Status s = ValidateTransform(transform, "transform"); !s.ok()) return s;
+  w.bodies[slot].transform = transform;
+  w.SyncBodyShapes(slot);
+  return OkStatus();
+}
+
+Status World::SetBodyVelocity(uint64_t id, Vec2 linear, Fixed angular) {
+  Impl& w = *impl_;
+  const uint32_t slot = w.ids.Find(id);
+  if (slot == internal::IdMap::kMissing) return NotFoundError("body_id: no body " + std::to_string(id));
+  if (w.bodies[slot].type == BodyType::kStatic) {
+    return FailedPreconditionError("body_id: body " + std::to_string(id) + " is static and cannot move");
+  }
+  if (Abs(linear.x) > kMaxLinearSpeed || Abs(linear.y) > kMaxLinearSpeed) {
+    return OutOfRangeError("linear_velocity: beyond +-2^24 units/s");
+  }
+  if (Abs(angular) > kMaxAngularSpeed) return OutOfRangeError("angular_velocity: beyond +-2^16 rad/s");
+  w.bodies[slot].linear_velocity = linear;
+  w.bodies[slot].angular_velocity = angular;
+  return OkStatus();
+}
+
+Status World::SetShapeFilter(uint64_t id, uint32_t shape_index, const Filter& filter) {
+  Impl& w = *impl_;
+  const uint32_t slot = w.ids.Find(id);
+  if (slot == internal::IdMap::kMissing) return NotFoundError("body_id: no body " + std::to_string(id));
+  const BodyRecord& body = w.bodies[slot];
+  if (shape_index >= body.shape_count) {
+    return NotFoundError("shape_index: body " + std::to_string(id) + " has " + std::to_string(body.shape_count) +
+                         " shape(s)");
+  }
+  w.shapes[body.first_shape + shape_index].filter = filter;
+  return OkStatus();
+}
+
+std::optional<BodyView> World::FindBody(uint64_t id) const {
+  const BodyRecord* body = impl_->Find(id);
+  if (body == nullptr) return std::nullopt;
+  return BodyView{body->id, body->type, body->transform, body->linear_velocity, body->angular_velocity, body->shape_count};
+}
+
+std::optional<BodyDef> World::GetBodyDef(uint64_t id) const {
+  const BodyRecord* body = impl_->Find(id);
+  if (body == nullptr) return std::nullopt;
+  return impl_->BodyDefOf(*body);
+}
+
+std::vector<uint64_t> World::BodyIds() const {
+  std::vector<uint64_t> ids;
+  ids.reserve(impl_->live_bodies);
+  for (const BodyRecord& body : impl_->bodies) {
+    if (body.id != 0) ids.push_back(body.id);
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+size_t World::MemoryBytes() const {
+  const Impl& w = *impl_;
+  return sizeof(Impl) + w.bodies.capacity() * sizeof(BodyRecord) + w.free_body_slots.capacity() * sizeof(uint32_t) +
+         w.shapes.capacity() * sizeof(ShapeRecord) + (w.local_points.capacity() + w.world_points.capacity()) * sizeof(Vec2) +
+         w.ids.MemoryBytes() + w.static_tree.MemoryBytes() + w.movable_tree.MemoryBytes();
+}
+
+void World::Impl::SyncBodyShapes(uint32_t slot) {
+  const BodyRecord& body = bodies[slot];
+  for (uint32_t i = 0; i < body.shape_count; ++i) {
+    const ShapeRecord& s = shapes[body.first_shape + i];
+    for (int k = 0; k < s.point_count; ++k) {
+      world_points[s.point_offset + k] = TransformPoint(body.transform, local_points[s.point_offset + k]);
+    }
+    const Aabb box = ComputeProxyAabb(ProxyOf(s));
+    if (body.type == BodyType::kStatic) {
+      static_tree.MoveProxy(s.proxy, box);
+    } else if (!Contains(movable_tree.GetAabb(s.proxy), box)) {
+      movable_tree.MoveProxy(s.proxy, Fatten(box));
+    }
+  }
+}
+
+void World::Impl::CompactIfSparse() {
+  if (dead_shapes < 1024 || dead_shapes < shapes.size() / 2) return;
+  std::vector<ShapeRecord> new_shapes;
+  std::vector<Vec2> new_local, new_world;
+  new_shapes.reserve(shapes.size() - dead_shapes);
+  for (uint32_t slot = 0; slot < bodies.size(); ++slot) {
+    BodyRecord& body = bodies[slot];
+    if (body.id == 0) continue;
+    const uint32_t first = static_cast<uint32_t>(new_shapes.size());
+    for (uint32_t i = 0; i < body.shape_count; ++i) {
+      ShapeRecord s = shapes[body.first_shape + i];
+      const uint32_t offset = static_cast<uint32_t>(new_local.size());
+      for (int k = 0; k < s.point_count; ++k) {
+        new_local.push_back(local_points[s.point_offset + k]);
+        new_world.push_back(world_points[s.point_offset + k]);
+      }
+      s.point_offset = offset;
+      TreeFor(body.type).SetUser(s.proxy, static_cast<uint32_t>(new_shapes.size()));
+      new_shapes.push_back(s);
+    }
+    body.first_shape = first;
+  }
+  shapes = std::move(new_shapes);
+  local_points = std::move(new_local);
+  world_points = std::move(new_world);
+  dead_shapes = 0;
+}
+
+BodyDef World::Impl::BodyDefOf(const BodyRecord& body) const {
+  BodyDef out;
+  out.id = body.id;
+  out.type = body.type;
+  out.transform = body.transform;
+  out.linear_velocity = body.linear_velocity;
+  out.angular_velocity = body.angular_velocity;
+  out.linear_damping = body.linear_damping;
+  out.angular_damping = body.angular_damping;
+  out.gravity_scale = body.gravity_scale;
+  out.is_bullet = body.is_bullet;
+  out.shapes.reserve(body.shape_count);
+  for (uint32_t i = 0; i < body.shape_count; ++i) {
+    const ShapeRecord& s = shapes[body.first_shape + i];
+    const Vec2* p = &local_points[s.point_offset];
+    ShapeDef sd;
+    switch (s.type) {
+      case ShapeType::kCircle: sd.shape = Shape::FromCircle({p[0], s.radius}); break;
+      case ShapeType::kCapsule: sd.shape = Shape::FromCapsule({p[0], p[1], s.radius}); break;
+      case ShapeType::kSegment: sd.shape = Shape::FromSegment({p[0], p[1]}); break;
+      case ShapeType::kPolygon: {
+        Polygon polygon;
+        // Stored points came from a validated polygon, so this cannot fail.
+        (void)MakePolygon(std::span<const Vec2>(p, s.point_count), s.radius, &polygon);
+        sd.shape = Shape::FromPolygon(polygon);
+        break;
+      }
+    }
+    sd.filter = s.filter;
+    sd.is_sensor = s.is_sensor;
+    sd.friction = s.friction;
+    sd.restitution = s.restitution;
+    sd.density = s.density;
+    sd.user_tag = s.user_tag;
+    out.shapes.push_back(sd);
+  }
+  return out;
+}
+
+Status ValidateRay(const RayCastInput& ray, const char* field) {
+  const std::string f(field);
+  if (!IsInWorldRange(ray.origin)) return OutOfRangeError(f + ".origin: beyond +-2^29 units");
+  const Fixed limit = Fixed::FromInt(int64_t{1} << 30);
+  if (Abs(ray.translation.x) > limit || Abs(ray.translation.y) > limit) {
+    return OutOfRangeError(f + ".translation: beyond +-2^30 units");
+  }
+  if (ray.max_fraction < kFixedZero || ray.max_fraction > kFixedOne) {
+    return OutOfRangeError(f + ".max_fraction: must be in [0, 1]");
+  }
+  return OkStatus();
+}
+
+Status ValidatePoint(Vec2 point, const char* field) {
+  if (!IsInWorldRange(point)) return OutOfRangeError(std::string(field) + ": beyond +-2^29 units");
+  return OkStatus();
+}
+
+Status ValidateAabb(const Aabb& box, const char* field) {
+  const std::string f(field);
+  if (!IsInWorldRange(box.lower)) return OutOfRangeError(f + ".lower: beyond +-2^29 units");
+  if (!IsInWorldRange(box.upper)) return OutOfRangeError(f + ".upper: beyond +-2^29 units");
+  if (!IsValid(box)) return InvalidArgumentError(f + ": lower must not exceed upper");
+  return OkStatus();
+}
+
+}  // namespace arbiter

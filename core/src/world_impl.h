@@ -1,0 +1,127 @@
+// World storage. Bodies and shapes live in flat arrays addressed by slot;
+// shape geometry lives in two point pools (body-local and world-space) so a
+// box costs four points rather than a full eight-vertex polygon. Nothing
+// here is iterated in an order that depends on memory addresses or hashing:
+// wherever order reaches a result, ids are sorted first.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "arbiter/core/proxy.h"
+#include "arbiter/core/world.h"
+#include "dynamic_tree.h"
+#include "id_map.h"
+
+namespace arbiter {
+
+namespace internal {
+
+struct BodyRecord {
+  uint64_t id = 0;  // 0 marks a free slot
+  Transform transform;
+  Vec2 linear_velocity;
+  Fixed angular_velocity;
+  Fixed linear_damping;
+  Fixed angular_damping;
+  Fixed gravity_scale;
+  uint32_t first_shape = 0;
+  uint32_t shape_count = 0;
+  BodyType type = BodyType::kStatic;
+  bool is_bullet = false;
+  // Mass properties, derived from the shapes when the body is added.
+  Vec2 local_center;  // centre of mass in the body frame
+  Fixed inv_mass;     // zero for static and kinematic bodies
+  Fixed inv_inertia;  // about the centre of mass
+};
+
+/// One point of a persistent contact: what warm starting carries over.
+struct ContactPointState {
+  uint16_t id = 0;
+  Fixed normal_impulse;
+  Fixed tangent_impulse;
+};
+
+/// A pair of shapes whose fat boxes overlap, kept across ticks. `a` < `b`
+/// in (body id, shape index) order; the impulses are state (they change the
+/// next tick), so they are part of the snapshot and the hash.
+struct ContactState {
+  ShapeRef a;
+  ShapeRef b;
+  int32_t point_count = 0;  // 1 or 2: only touching contacts are kept
+  ContactPointState points[2];
+};
+
+struct ShapeRecord {
+  Filter filter;
+  Fixed radius;
+  Fixed friction;
+  Fixed restitution;
+  Fixed density;
+  uint64_t user_tag = 0;
+  uint32_t body_slot = 0;
+  uint32_t index_in_body = 0;
+  uint32_t point_offset = 0;  // into both point pools
+  int32_t proxy = -1;         // leaf in the body's tree; -1 once removed
+  ShapeType type = ShapeType::kCircle;
+  uint8_t point_count = 0;
+  bool is_sensor = false;
+  bool alive = false;
+};
+
+/// Tree boxes of movable bodies are enlarged by this margin so that small
+/// moves do not touch the tree (Box2D's aabbMargin).
+constexpr Fixed kAabbMargin = Fixed::FromRaw(Fixed::kOneRaw / 8);
+
+}  // namespace internal
+
+struct World::Impl {
+  WorldDef def;
+  int64_t tick = 0;
+
+  std::vector<internal::BodyRecord> bodies;
+  std::vector<uint32_t> free_body_slots;
+  size_t live_bodies = 0;
+
+  std::vector<internal::ShapeRecord> shapes;
+  size_t dead_shapes = 0;
+  std::vector<Vec2> local_points;
+  std::vector<Vec2> world_points;
+
+  // Persistent contacts and sensor overlaps, sorted by (a, b).
+  std::vector<internal::ContactState> contacts;
+  std::vector<SensorEvent> sensor_overlaps;
+
+  internal::IdMap ids;
+  internal::DynamicTree static_tree;   // static bodies
+  internal::DynamicTree movable_tree;  // kinematic and dynamic bodies, fat boxes
+
+  const internal::BodyRecord* Find(uint64_t id) const {
+    const uint32_t slot = ids.Find(id);
+    return slot == internal::IdMap::kMissing ? nullptr : &bodies[slot];
+  }
+
+  /// The world-space proxy of a live shape.
+  ShapeProxy ProxyOf(const internal::ShapeRecord& s) const {
+    ShapeProxy p;
+    for (int i = 0; i < s.point_count; ++i) p.points[i] = world_points[s.point_offset + i];
+    p.count = s.point_count;
+    p.radius = s.radius;
+    return p;
+  }
+
+  internal::DynamicTree& TreeFor(BodyType type) {
+    return type == BodyType::kStatic ? static_tree : movable_tree;
+  }
+
+  /// Recomputes world points and tree boxes of a body's shapes after its
+  /// transform changed.
+  void SyncBodyShapes(uint32_t slot);
+  /// Rewrites shapes and point pools without holes when removals have left
+  /// more dead records than live ones.
+  void CompactIfSparse();
+  /// Rebuilds a body definition from the stored records.
+  BodyDef BodyDefOf(const internal::BodyRecord& body) const;
+};
+
+}  // namespace arbiter

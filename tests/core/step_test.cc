@@ -1,0 +1,232 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "arbiter/core/fixed_math.h"
+#include "arbiter/core/world.h"
+#include "testing/random.h"
+#include "testing/world_builders.h"
+
+namespace arbiter {
+namespace {
+
+Fixed F(double d) { return Fixed::FromDouble(d); }
+Vec2 V(double x, double y) { return {F(x), F(y)}; }
+
+BodyDef BoxBody(uint64_t id, BodyType type, Vec2 position, double hx, double hy, Rot q = kRotIdentity) {
+  Polygon box;
+  EXPECT_EQ(MakeBox(F(hx), F(hy), &box), ShapeError::kOk);
+  BodyDef def;
+  def.id = id;
+  def.type = type;
+  def.transform = {position, q};
+  def.shapes.push_back(ShapeDef{});
+  def.shapes[0].shape = Shape::FromPolygon(box);
+  return def;
+}
+
+BodyDef DiskBody(uint64_t id, BodyType type, Vec2 position, double r) {
+  BodyDef def;
+  def.id = id;
+  def.type = type;
+  def.transform.p = position;
+  def.shapes.push_back(ShapeDef{});
+  def.shapes[0].shape = Shape::FromCircle({V(0, 0), F(r)});
+  return def;
+}
+
+World FloorWorld(double gravity = -10) {
+  World world(WorldDef{V(0, gravity), 60, 10000});
+  EXPECT_TRUE(world.AddBody(BoxBody(1, BodyType::kStatic, V(0, -0.5), 50, 0.5)).ok());
+  return world;
+}
+
+TEST(Step, FastDiskNeverTunnelsThroughAThinWall) {
+  testing::SplitMix64 rng(90);
+  int cases = 0;
+  for (int trial = 0; trial < 200; ++trial) {
+    // A 0.1-thick wall through the origin, turned by a random angle; the
+    // disk starts 20 units behind it and flies at 2,000 units/s toward it
+    // at up to 60 degrees off the normal.
+    const double wall_angle = (rng.Next() % 10000) * 6.283185307179586 / 10000;
+    const double approach = ((rng.Next() % 2001) / 1000.0 - 1.0) * 1.0472;
+    const double offset = ((rng.Next() % 2001) / 1000.0 - 1.0) * 2.0;
+    const double nx = std::cos(wall_angle), ny = std::sin(wall_angle);  // wall normal
+    const double tx = -ny, ty = nx;
+    World world(WorldDef{V(0, 0), 60, 100});
+    ASSERT_TRUE(world.AddBody(BoxBody(1, BodyType::kStatic, V(0, 0), 0.05, 40, MakeRot(F(wall_angle)))).ok());
+    const double sx = -20 * nx + offset * tx, sy = -20 * ny + offset * ty;
+    const double dx = std::cos(approach) * nx - std::sin(approach) * tx;
+    const double dy = std::cos(approach) * ny - std::sin(approach) * ty;
+    BodyDef disk = DiskBody(2, BodyType::kDynamic, V(sx, sy), 0.2);
+    disk.linear_velocity = V(2000 * dx, 2000 * dy);
+    ASSERT_TRUE(world.AddBody(disk).ok());
+    for (int tick = 0; tick < 30; ++tick) {
+      world.Step();
+      const Vec2 p = world.FindBody(2)->transform.p;
+      const double side = p.x.ToDouble() * nx + p.y.ToDouble() * ny;
+      ASSERT_LT(side, -0.05) << "trial " << trial << " tick " << tick << ": the disk crossed the wall";
+    }
+    ++cases;
+  }
+  EXPECT_EQ(cases, 200);
+}
+
+TEST(Step, StackOfTenBoxesStaysStandingFor600Ticks) {
+  World world = FloorWorld();
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(world.AddBody(BoxBody(10 + i, BodyType::kDynamic, V(0, 0.5 + i), 0.5, 0.5)).ok());
+  double max_drift = 0, late_speed = 0;
+  for (int tick = 0; tick < 600; ++tick) {
+    world.Step();
+    for (int i = 0; i < 10; ++i) {
+      const BodyView b = *world.FindBody(10 + i);
+      max_drift = std::max(max_drift, std::abs(b.transform.p.x.ToDouble()));
+      ASSERT_GT(b.transform.p.y.ToDouble(), 0.5 + i - 0.1) << "box " << i << " sank at tick " << tick;
+      if (tick >= 300) late_speed = std::max(late_speed, std::hypot(b.linear_velocity.x.ToDouble(), b.linear_velocity.y.ToDouble()));
+    }
+  }
+  EXPECT_LT(max_drift, 0.05);
+  EXPECT_LT(late_speed, 0.01);  // no jitter growth once settled
+  RecordProperty("max_drift_um", static_cast<int>(max_drift * 1e6));
+}
+
+TEST(Step, RestitutionZeroComesToRest) {
+  World world = FloorWorld();
+  ASSERT_TRUE(world.AddBody(DiskBody(2, BodyType::kDynamic, V(0, 5), 0.5)).ok());
+  for (int tick = 0; tick < 240; ++tick) world.Step();
+  const BodyView b = *world.FindBody(2);
+  EXPECT_NEAR(b.transform.p.y.ToDouble(), 0.5, 0.01);
+  EXPECT_LT(std::abs(b.linear_velocity.y.ToDouble()), 0.01);
+}
+
+TEST(Step, RestitutionOneBouncesBackToItsDropHeight) {
+  World world = FloorWorld();
+  BodyDef ball = DiskBody(2, BodyType::kDynamic, V(0, 5.5), 0.5);
+  ball.shapes[0].restitution = kFixedOne;
+  ball.shapes[0].friction = kFixedZero;
+  ASSERT_TRUE(world.AddBody(ball).ok());
+  double apex_after_bounce = 0;
+  bool bounced = false;
+  for (int tick = 0; tick < 300; ++tick) {
+    world.Step();
+    const BodyView b = *world.FindBody(2);
+    if (b.linear_velocity.y > kFixedZero) bounced = true;
+    if (bounced) apex_after_bounce = std::max(apex_after_bounce, b.transform.p.y.ToDouble());
+  }
+  ASSERT_TRUE(bounced);
+  EXPECT_NEAR(apex_after_bounce, 5.5, 0.15);
+  RecordProperty("apex_mm", static_cast<int>(apex_after_bounce * 1000));
+}
+
+TEST(Step, RestingBodyGetsOneBeginAndNoEnd) {
+  World world = FloorWorld();
+  ASSERT_TRUE(world.AddBody(BoxBody(2, BodyType::kDynamic, V(0, 2), 0.5, 0.5)).ok());
+  int begins = 0, ends = 0;
+  for (int tick = 0; tick < 300; ++tick) {
+    TickEvents events;
+    world.Step(&events);
+    for (const ContactEvent& e : events.contact_begin) {
+      ++begins;
+      EXPECT_EQ(e.a.body_id, 1u);
+      EXPECT_EQ(e.b.body_id, 2u);
+      EXPECT_GE(e.approach_speed, kFixedZero);
+    }
+    ends += static_cast<int>(events.contact_end.size());
+  }
+  EXPECT_EQ(begins, 1);
+  EXPECT_EQ(ends, 0);
+}
+
+TEST(Step, SensorCrossingGivesOneEnterAndOneExit) {
+  World world(WorldDef{V(0, 0), 60, 100});
+  BodyDef sensor = BoxBody(1, BodyType::kStatic, V(0, 0), 1, 1);
+  sensor.shapes[0].is_sensor = true;
+  ASSERT_TRUE(world.AddBody(sensor).ok());
+  BodyDef mover = DiskBody(2, BodyType::kKinematic, V(-5, 0), 0.25);
+  mover.linear_velocity = V(6, 0);
+  ASSERT_TRUE(world.AddBody(mover).ok());
+  int enters = 0, exits = 0;
+  for (int tick = 0; tick < 120; ++tick) {
+    TickEvents events;
+    world.Step(&events);
+    for (const SensorEvent& e : events.sensor_enter) {
+      ++enters;
+      EXPECT_EQ(e.sensor.body_id, 1u);
+      EXPECT_EQ(e.visitor.body_id, 2u);
+    }
+    exits += static_cast<int>(events.sensor_exit.size());
+    EXPECT_TRUE(events.contact_begin.empty());  // sensors never collide
+  }
+  EXPECT_EQ(enters, 1);
+  EXPECT_EQ(exits, 1);
+  EXPECT_NEAR(world.FindBody(2)->transform.p.x.ToDouble(), 7.0, 1e-6);  // kinematic: not pushed
+}
+
+std::vector<BodyDef> Pile(uint64_t seed, int count) {
+  testing::SplitMix64 rng(seed);
+  std::vector<BodyDef> defs;
+  for (int i = 0; i < count; ++i) {
+    BodyDef d = testing::RandomBody(rng, 100 + static_cast<uint64_t>(i), 8.0);
+    d.transform.p.y = d.transform.p.y + F(12);
+    defs.push_back(d);
+  }
+  return defs;
+}
+
+TEST(Step, IsAPureFunctionOfTheSnapshot) {
+  World world = FloorWorld();
+  ASSERT_TRUE(world.AddBodies(Pile(1, 60)).ok());
+  for (int i = 0; i < 40; ++i) world.Step();
+  const std::vector<uint8_t> image = world.Snapshot();
+  World copy;
+  ASSERT_TRUE(World::Restore(image, &copy).ok());
+  ASSERT_EQ(copy.StateHash(), world.StateHash());
+  for (int i = 0; i < 80; ++i) {
+    world.Step();
+    copy.Step();
+    ASSERT_EQ(copy.StateHash(), world.StateHash()) << "diverged " << i + 1 << " ticks after the restore";
+  }
+  EXPECT_EQ(world.tick(), 120);
+}
+
+TEST(Step, InsertionAndReinsertionOrderDoNotMatter) {
+  const std::vector<BodyDef> defs = Pile(2, 50);
+  World forward = FloorWorld(), backward = FloorWorld();
+  ASSERT_TRUE(forward.AddBodies(defs).ok());
+  for (auto it = defs.rbegin(); it != defs.rend(); ++it) ASSERT_TRUE(backward.AddBody(*it).ok());
+  for (int i = 0; i < 30; ++i) {
+    forward.Step();
+    backward.Step();
+  }
+  ASSERT_EQ(forward.StateHash(), backward.StateHash());
+  // Remove and re-add a few bodies within one tick, in opposite orders.
+  const std::vector<uint64_t> ids = {105, 110, 120, 130};
+  std::vector<BodyDef> saved;
+  for (uint64_t id : ids) saved.push_back(*forward.GetBodyDef(id));
+  ASSERT_TRUE(forward.RemoveBodies(ids).ok());
+  ASSERT_TRUE(backward.RemoveBodies(std::vector<uint64_t>(ids.rbegin(), ids.rend())).ok());
+  ASSERT_TRUE(forward.AddBodies(saved).ok());
+  for (auto it = saved.rbegin(); it != saved.rend(); ++it) ASSERT_TRUE(backward.AddBody(*it).ok());
+  for (int i = 0; i < 60; ++i) {
+    forward.Step();
+    backward.Step();
+    ASSERT_EQ(forward.StateHash(), backward.StateHash()) << "tick " << i;
+  }
+}
+
+TEST(Step, KinematicBodiesMoveByTheirVelocityAndStaticsNever) {
+  World world = FloorWorld();
+  BodyDef k = BoxBody(2, BodyType::kKinematic, V(0, 3), 1, 0.25);
+  k.linear_velocity = V(1.5, 0);
+  k.angular_velocity = F(0.5);
+  ASSERT_TRUE(world.AddBody(k).ok());
+  for (int i = 0; i < 60; ++i) world.Step();
+  const BodyView b = *world.FindBody(2);
+  EXPECT_NEAR(b.transform.p.x.ToDouble(), 1.5, 1e-6);
+  EXPECT_NEAR(RotAngle(b.transform.q).ToDouble(), 0.5, 1e-4);
+  EXPECT_EQ(world.FindBody(1)->transform.p, V(0, -0.5));
+}
+
+}  // namespace
+}  // namespace arbiter
