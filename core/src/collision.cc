@@ -1,6 +1,7 @@
 #include "arbiter/core/collision.h"
 
 #include <array>
+#include <bit>
 
 #include "arbiter/core/fixed_math.h"
 #include "arbiter/core/hull.h"
@@ -139,38 +140,69 @@ bool TestOverlapCores(const Core& a, const Core& b) {
   return false;
 }
 
-// Closest point to p on segment a-b (rounded once).
-Vec2 ClosestPointOnSegment(Vec2 p, Vec2 a, Vec2 b) {
+// Where p projects on segment a-b, and how far it is from it. Inside the
+// span the distance is |cross(e, w)| / |e| (one rounding of the quotient
+// and |e|), not the length of p minus a rounded foot point, whose rounding
+// would dominate when p is close to the segment and misrank candidates.
+struct Projection {
+  Vec2 foot;
+  Int128 distance2;  // squared distance, Q64.64 (exact at an endpoint)
+  bool interior;     // the foot is inside the span (the direction is the edge normal)
+  Int128 cross;      // interior only: distance^2 = cross^2 / edge_length2, exactly
+  Int128 edge_length2;
+};
+
+// Is candidate p strictly closer than q? Exact whenever an endpoint is
+// involved (d^2 = cross^2 / |e|^2 against an exact |w|^2 is a 250-bit
+// comparison); two interior feet compare their precise rounded distances.
+bool Closer(const Projection& p, const Projection& q) {
+  if (p.interior && !q.interior) return CompareProducts(p.cross, p.cross, q.distance2, p.edge_length2) < 0;
+  if (!p.interior && q.interior) return CompareProducts(p.distance2, q.edge_length2, q.cross, q.cross) < 0;
+  return p.distance2 < q.distance2;
+}
+
+Projection ProjectOnSegment(Vec2 p, Vec2 a, Vec2 b) {
   const Vec2 e = b - a;
-  const Int128 along = DotWide(p - a, e);
-  if (along.Sign() <= 0) return a;
+  const Vec2 w = p - a;
+  const Int128 along = DotWide(w, e);
+  if (along.Sign() <= 0) return {a, LengthSquaredWide(w), false, 0, 0};
   const Int128 len2 = LengthSquaredWide(e);
-  if (along >= len2) return b;
-  return MulAdd(a, RatioWide(along, len2), e);
+  if (along >= len2) return {b, LengthSquaredWide(p - b), false, 0, 0};
+  // Scale e up to ~61 significant bits first, so that |e| carries no
+  // rounding worth mentioning even for a short edge; the scale cancels.
+  const uint64_t ex = static_cast<uint64_t>(e.x.raw() < 0 ? -e.x.raw() : e.x.raw());
+  const uint64_t ey = static_cast<uint64_t>(e.y.raw() < 0 ? -e.y.raw() : e.y.raw());
+  const int width = 64 - std::countl_zero(ex > ey ? ex : ey);
+  const int k = width < 61 ? 61 - width : 0;
+  const int64_t sx = static_cast<int64_t>(static_cast<uint64_t>(e.x.raw()) << k);
+  const int64_t sy = static_cast<int64_t>(static_cast<uint64_t>(e.y.raw()) << k);
+  const int64_t scaled_length = static_cast<int64_t>(ISqrtRound(Int128::Mul(sx, sx) + Int128::Mul(sy, sy)));
+  const Int128 scaled_cross = Int128::Mul(sx, w.y.raw()) - Int128::Mul(sy, w.x.raw());
+  const Fixed perpendicular = Fixed::FromWide(DivRoundNearest(scaled_cross.Abs(), scaled_length));
+  return {MulAdd(a, RatioWide(along, len2), e), MulWide(perpendicular, perpendicular), true, CrossWide(e, w), len2};
 }
 
 struct ClosestPair {
   Vec2 on_a;
   Vec2 on_b;
-  Int128 distance2;
+  Projection how;  // the winning candidate
+  Vec2 edge;       // the edge whose interior holds the foot point; zero otherwise
 };
 
 // Brute force over vertex-edge pairs, A's vertices first; the first minimum
 // wins, so ties resolve the same way every time.
 ClosestPair ClosestCorePoints(const Core& a, const Core& b) {
-  ClosestPair best{a.points[0], b.points[0], LengthSquaredWide(b.points[0] - a.points[0])};
+  ClosestPair best{a.points[0], b.points[0], {b.points[0], LengthSquaredWide(b.points[0] - a.points[0]), false, 0, 0}, {}};
   for (int i = 0; i < a.count; ++i) {
     for (int j = 0; j < EdgeCount(b); ++j) {
-      const Vec2 q = ClosestPointOnSegment(a.points[i], EdgeStart(b, j), EdgeEnd(b, j));
-      const Int128 d2 = LengthSquaredWide(q - a.points[i]);
-      if (d2 < best.distance2) best = {a.points[i], q, d2};
+      const Projection q = ProjectOnSegment(a.points[i], EdgeStart(b, j), EdgeEnd(b, j));
+      if (Closer(q, best.how)) best = {a.points[i], q.foot, q, q.interior ? EdgeEnd(b, j) - EdgeStart(b, j) : Vec2{}};
     }
   }
   for (int i = 0; i < b.count; ++i) {
     for (int j = 0; j < EdgeCount(a); ++j) {
-      const Vec2 q = ClosestPointOnSegment(b.points[i], EdgeStart(a, j), EdgeEnd(a, j));
-      const Int128 d2 = LengthSquaredWide(b.points[i] - q);
-      if (d2 < best.distance2) best = {q, b.points[i], d2};
+      const Projection q = ProjectOnSegment(b.points[i], EdgeStart(a, j), EdgeEnd(a, j));
+      if (Closer(q, best.how)) best = {q.foot, b.points[i], q, q.interior ? EdgeEnd(a, j) - EdgeStart(a, j) : Vec2{}};
     }
   }
   return best;
@@ -185,7 +217,14 @@ DistanceOutput DistanceCores(const Core& a, const Core& b) {
   }
   const ClosestPair pair = ClosestCorePoints(a, b);
   Fixed core_distance;
-  const Vec2 n = GetLengthAndNormalize(&core_distance, pair.on_b - pair.on_a);
+  Vec2 n = GetLengthAndNormalize(&core_distance, pair.on_b - pair.on_a);
+  if (pair.edge != Vec2{}) {
+    // Vertex against the inside of an edge: the direction is exactly the
+    // edge's normal, free of the foot point's rounding.
+    const Vec2 edge_normal = Normalize(RightPerp(pair.edge));
+    n = DotWide(edge_normal, pair.on_b - pair.on_a).Sign() >= 0 ? edge_normal : -edge_normal;
+    core_distance = Fixed::FromRaw(static_cast<int64_t>(ISqrtRound(pair.how.distance2)));
+  }
   const Vec2 surface_a = MulAdd(pair.on_a, a.radius, n);
   const Vec2 surface_b = MulAdd(pair.on_b, -b.radius, n);
   if (TestOverlapCores(a, b)) {
@@ -227,6 +266,18 @@ bool RayCastCircle(Vec2 center, Fixed radius, const RayCastInput& in, Fixed leng
   return true;
 }
 
+// The first hit among the circles of radius c.radius around c's points.
+CastOutput NearestCircleHit(const Core& c, const RayCastInput& in, Fixed length, Vec2 dir) {
+  CastOutput best;
+  for (int i = 0; i < c.count; ++i) {
+    CastOutput candidate;
+    if (RayCastCircle(c.points[i], c.radius, in, length, dir, &candidate) && (!best.hit || candidate.fraction < best.fraction)) {
+      best = candidate;
+    }
+  }
+  return best;
+}
+
 // A ray cast against a core known NOT to contain the origin.
 //
 // The faces of the core pushed out by the radius bound a convex polygon
@@ -256,22 +307,32 @@ CastOutput RayCastCoreFromOutside(const Core& c, const RayCastInput& in) {
       const Vec2 n = RightPerp(e);  // outward, |n| = |e|
       face_start[i] = a;
       face_edge[i] = e;
+      // Is the origin strictly outside this face pushed out by the radius?
+      // Decided exactly (dist > r |e|, squared: 250-bit products), because a
+      // rounded offset misplaces the face by up to r / (2 |e|) ulp, and an
+      // origin that close must still see the face it is about to enter.
+      const Int128 dist = DotWide(n, in.origin - a);  // |e| x signed distance to the edge line
+      const Int128 r2 = MulWide(c.radius, c.radius);
+      const bool outside = dist.Sign() > 0 && (c.radius == kFixedZero || CompareProducts(dist, dist, r2, LengthSquaredWide(e)) > 0);
       const Int128 offset = c.radius == kFixedZero ? Int128(0) : MulWide(c.radius, Length(e));
-      const Int128 height = DotWide(n, in.origin - a) - offset;  // > 0: origin outside this face
+      // The rounded height, clamped to agree with the exact classification.
+      Int128 height = dist - offset;
+      if (outside && height.IsNegative()) height = 0;
+      if (!outside && height.Sign() > 0) height = 0;
       const Int128 den = DotWide(n, in.translation);
-      if (den.IsZero()) {
-        if (height.Sign() > 0) outside_parallel = true;
+      if (den.IsZero() || (outside && den.Sign() > 0)) {
+        // Parallel to the face, or leaving it, from outside: no entry.
+        if (outside) outside_parallel = true;
         continue;
       }
       if (den.IsNegative()) {
-        // Entering: t = height / -den.
+        // Entering: t = height / -den, for faces the origin is outside of.
+        if (!outside) continue;
         const Int128 num = height, pos_den = -den;
-        if (CompareProducts(num, enter_den, enter_num, pos_den) > 0 || enter_face < 0) {
-          if (height.Sign() >= 0) {
-            enter_num = num;
-            enter_den = pos_den;
-            enter_face = i;
-          }
+        if (enter_face < 0 || CompareProducts(num, enter_den, enter_num, pos_den) > 0) {
+          enter_num = num;
+          enter_den = pos_den;
+          enter_face = i;
         }
       } else {
         // Leaving: t = -height / den.
@@ -296,7 +357,17 @@ CastOutput RayCastCoreFromOutside(const Core& c, const RayCastInput& in) {
         if (!on_face) return out;
       } else if (!on_face) {
         const Int128 along = DotWide(point - face_start[enter_face], face_edge[enter_face]);
-        on_face = along.Sign() >= 0 && along <= LengthSquaredWide(face_edge[enter_face]);
+        const Int128 len2 = LengthSquaredWide(face_edge[enter_face]);
+        on_face = along.Sign() >= 0 && along <= len2;
+        if (!on_face) {
+          // In a corner wedge: the vertex circles decide, unless the entry is
+          // at the seam between face and arc, where rounding can make both
+          // miss by an ulp or two; then the face hit stands.
+          CastOutput corner = NearestCircleHit(c, in, length, dir);
+          if (corner.hit) return corner;
+          const Int128 slack = MulWide(Length(face_edge[enter_face]), Fixed::FromRaw(16));
+          on_face = along >= -slack && along <= len2 + slack;
+        }
       }
       if (on_face) {
         out.fraction = Min(fraction, in.max_fraction);
@@ -309,6 +380,7 @@ CastOutput RayCastCoreFromOutside(const Core& c, const RayCastInput& in) {
       // A zero-thickness segment seen edge-on: the ray runs along its line.
       if (c.count != 2 || clipped_away) return out;
       const Vec2 p0 = c.points[0], p1 = c.points[1];
+      if (!CrossWide(p1 - p0, in.translation).IsZero()) return out;  // crosses the line off the segment
       const Vec2 nearest = DotWide(p0 - in.origin, in.translation) <= DotWide(p1 - in.origin, in.translation) ? p0 : p1;
       const Int128 along = DotWide(nearest - in.origin, in.translation);
       if (along.IsNegative()) return out;
@@ -326,14 +398,7 @@ CastOutput RayCastCoreFromOutside(const Core& c, const RayCastInput& in) {
   }
 
   // Corner wedges, and disks: the nearest vertex circle hit.
-  CastOutput best;
-  for (int i = 0; i < c.count; ++i) {
-    CastOutput candidate;
-    if (RayCastCircle(c.points[i], c.radius, in, length, dir, &candidate) && (!best.hit || candidate.fraction < best.fraction)) {
-      best = candidate;
-    }
-  }
-  return best;
+  return NearestCircleHit(c, in, length, dir);
 }
 
 }  // namespace

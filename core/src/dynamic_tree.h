@@ -124,7 +124,7 @@ uint64_t DynamicTree::RayCast(Vec2 origin, Vec2 translation, Fixed max_fraction,
   // 128 bits. c is rounded to nearest, so h is widened by one ulp, and the
   // segment's own box by one ulp, so that no box the segment touches is
   // ever skipped.
-  const Fixed ulp = Fixed::FromRaw(1);
+  const Fixed ulp = Fixed::FromRaw(1);  // widening of the segment's box
   const Fixed abs_dx = Abs(translation.x), abs_dy = Abs(translation.y);
   auto segment_box = [&](Fixed fraction) {
     const Vec2 end = MulAdd(origin, fraction, translation);
@@ -135,15 +135,22 @@ uint64_t DynamicTree::RayCast(Vec2 origin, Vec2 translation, Fixed max_fraction,
   int top = 0;
   stack[top++] = root_;
   uint64_t visits = 0;
+  const bool inflated = inflate != Vec2{};
+  const int64_t ox = origin.x.raw(), oy = origin.y.raw();
   while (top > 0) {
     const Node& node = nodes_[stack[--top]];
     ++visits;
-    const Aabb box{node.aabb.lower - inflate, node.aabb.upper + inflate};
+    Aabb box = node.aabb;
+    if (inflated) box = {box.lower - inflate, box.upper + inflate};
     if (!Overlaps(box, seg_box)) continue;
-    const Vec2 c = Center(box);
-    const Vec2 h{(box.upper.x - box.lower.x).Half() + ulp, (box.upper.y - box.lower.y).Half() + ulp};
-    const Int128 separation = CrossWide(translation, origin - c).Abs();
-    if (separation > MulWide(abs_dy, h.x) + MulWide(abs_dx, h.y)) continue;
+    // Centre and half extents by floor shifts: each is at most half an ulp
+    // low, which the one-ulp widening of h covers.
+    const int64_t cx = (box.lower.x.raw() + box.upper.x.raw()) >> 1;
+    const int64_t cy = (box.lower.y.raw() + box.upper.y.raw()) >> 1;
+    const int64_t hx = ((box.upper.x.raw() - box.lower.x.raw()) >> 1) + 1;
+    const int64_t hy = ((box.upper.y.raw() - box.lower.y.raw()) >> 1) + 1;
+    const Int128 separation = (Int128::Mul(translation.x.raw(), oy - cy) - Int128::Mul(translation.y.raw(), ox - cx)).Abs();
+    if (separation > Int128::Mul(abs_dy.raw(), hx) + Int128::Mul(abs_dx.raw(), hy)) continue;
     if (node.IsLeaf()) {
       const Fixed next = clip(node.user);
       if (next < kFixedZero) return visits;

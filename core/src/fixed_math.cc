@@ -81,8 +81,8 @@ Fixed Length(Vec2 v) {
   return Fixed::FromRaw(static_cast<int64_t>(ISqrtRound(LengthSquaredWide(v))));
 }
 
-Vec2 GetLengthAndNormalize(Fixed* length, Vec2 v) {
-  *length = Length(v);
+// v / |v| on 60 significant bits, whatever v's scale.
+Vec2 NormalizeWithoutLength(Vec2 v) {
   if (v.x.raw() == 0 && v.y.raw() == 0) return {};
   const int shift = NormalizationShift(v);
   const Int128 x = Int128(v.x.raw()).ShiftLeft(shift);
@@ -94,10 +94,12 @@ Vec2 GetLengthAndNormalize(Fixed* length, Vec2 v) {
           Fixed::FromWide(DivRoundNearest(y.ShiftLeft(Fixed::kFractionBits), len))};
 }
 
-Vec2 Normalize(Vec2 v) {
-  Fixed ignored;
-  return GetLengthAndNormalize(&ignored, v);
+Vec2 GetLengthAndNormalize(Fixed* length, Vec2 v) {
+  *length = Length(v);
+  return NormalizeWithoutLength(v);
 }
+
+Vec2 Normalize(Vec2 v) { return NormalizeWithoutLength(v); }
 
 Rot NormalizeRot(Rot q) {
   const Vec2 n = Normalize({q.c, q.s});

@@ -3,6 +3,42 @@
 namespace arbiter {
 namespace {
 
+// (hi:lo) / d for hi < d, so that the quotient fits in 64 bits; the
+// remainder goes to *rem. Knuth's algorithm D on 32-bit digits, in the form
+// of Hacker's Delight's divlu (Warren, 2nd ed., 9-4).
+uint64_t DivU128ByU64(uint64_t hi, uint64_t lo, uint64_t d, uint64_t* rem) {
+#if ARBITER_NATIVE_INT128
+  const unsigned __int128 n = (static_cast<unsigned __int128>(hi) << 64) | lo;
+  *rem = static_cast<uint64_t>(n % d);
+  return static_cast<uint64_t>(n / d);
+#else
+  constexpr uint64_t kBase = uint64_t{1} << 32;
+  const int s = std::countl_zero(d);
+  const uint64_t v = d << s;
+  const uint64_t vn1 = v >> 32, vn0 = v & 0xffffffffu;
+  const uint64_t un32 = s == 0 ? hi : (hi << s) | (lo >> (64 - s));
+  const uint64_t un10 = lo << s;
+  const uint64_t un1 = un10 >> 32, un0 = un10 & 0xffffffffu;
+  uint64_t q1 = un32 / vn1;
+  uint64_t rhat = un32 - q1 * vn1;
+  while (q1 >= kBase || q1 * vn0 > kBase * rhat + un1) {
+    --q1;
+    rhat += vn1;
+    if (rhat >= kBase) break;
+  }
+  const uint64_t un21 = un32 * kBase + un1 - q1 * v;
+  uint64_t q0 = un21 / vn1;
+  rhat = un21 - q0 * vn1;
+  while (q0 >= kBase || q0 * vn0 > kBase * rhat + un0) {
+    --q0;
+    rhat += vn1;
+    if (rhat >= kBase) break;
+  }
+  *rem = (un21 * kBase + un0 - q0 * v) >> s;
+  return q1 * kBase + q0;
+#endif
+}
+
 // floor(a / d) and the matching remainder, with a - q * d in [0, d) for d > 0
 // and in (d, 0] for d < 0.
 struct DivMod {
@@ -60,8 +96,12 @@ DivMod FloorDivMod(Int128 a, int64_t d) {
   const bool neg_d = d < 0;
   const Int128 mag_a = a.Abs();
   const uint64_t mag_d = neg_d ? uint64_t{0} - static_cast<uint64_t>(d) : static_cast<uint64_t>(d);
-  uint64_t q_hi, q_lo, r;
-  UnsignedDivMod(mag_a.hi(), mag_a.lo(), mag_d, q_hi, q_lo, r);
+  uint64_t q_hi = 0, q_lo, r;
+  if (mag_a.hi() < mag_d) {
+    q_lo = DivU128ByU64(mag_a.hi(), mag_a.lo(), mag_d, &r);
+  } else {
+    UnsignedDivMod(mag_a.hi(), mag_a.lo(), mag_d, q_hi, q_lo, r);
+  }
   // Truncated quotient and remainder carry the signs of C++ '/' and '%'.
   Int128 q = Int128::FromWords(q_hi, q_lo);
   Int128 rem = Int128::FromWords(0, r);
@@ -91,22 +131,27 @@ Int128 DivRoundNearest(Int128 a, int64_t d) {
 
 uint64_t ISqrtFloor(Int128 a) {
   if (a.IsNegative() || a.IsZero()) return 0;
-  // Digit-by-digit (base 4) square root: exact, branch-light, no floats.
-  Int128 rest = a;
-  Int128 result = 0;
-  Int128 bit = Int128(1).ShiftLeft(126);
-  while (bit > rest) bit = bit.ShiftRight(2);
-  while (!bit.IsZero()) {
-    const Int128 trial = result + bit;
-    if (rest >= trial) {
-      rest = rest - trial;
-      result = result.ShiftRight(1) + bit;
-    } else {
-      result = result.ShiftRight(1);
-    }
-    bit = bit.ShiftRight(2);
+  // Newton's iteration from above (x <- (x + a/x) / 2 decreases to
+  // floor(sqrt(a)) and stops there; Crandall & Pomerance, Algorithm 9.2.11),
+  // seeded with sqrt of the top 16 bits plus one, so that the start is at
+  // most 2^-7 too high and three or four steps suffice. Exact: no floats.
+  const int width = a.BitWidth();
+  const int shift = width > 16 ? ((width - 16 + 1) & ~1) : 0;  // even
+  const uint64_t top = a.ShiftRight(shift).lo();                 // < 2^16
+  uint64_t seed = 0;
+  for (uint64_t bit = uint64_t{1} << 7; bit != 0; bit >>= 1) {
+    if ((seed + bit) * (seed + bit) <= top) seed += bit;
   }
-  return result.lo();
+  // (seed + 1) * 2^(shift/2) > sqrt(a); clamp to 2^64 - 1 (sqrt(a) < 2^63.5).
+  const int half = shift / 2;
+  uint64_t x = half >= 64 - 9 && (seed + 1) >> (64 - half) != 0 ? ~uint64_t{0} : (seed + 1) << half;
+  for (;;) {
+    // a / x fits in 64 bits because x >= sqrt(a), i.e. a.hi < x.
+    uint64_t rem;
+    const uint64_t q = a.hi() < x ? DivU128ByU64(a.hi(), a.lo(), x, &rem) : ~uint64_t{0};
+    if (q >= x) return x;
+    x = q + (x - q) / 2;
+  }
 }
 
 uint64_t ISqrtRound(Int128 a) {

@@ -1,0 +1,343 @@
+// Named edge cases for the collision queries (collision.h, manifold.h) and
+// for polygon validation: exact touching, containment, grazing rays,
+// degenerate input and the ends of the coordinate range. Every expected
+// value here is exact in Q32.32 or derived by hand in the comment beside it.
+#include "arbiter/core/collision.h"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <span>
+
+#include "arbiter/core/fixed_math.h"
+#include "arbiter/core/manifold.h"
+#include "arbiter/core/proxy.h"
+#include "arbiter/core/shapes.h"
+
+namespace arbiter {
+namespace {
+
+constexpr Fixed kUlp = Fixed::FromRaw(1);
+constexpr int64_t kWorldLimit = kMaxWorldCoordinate;  // 2^29
+
+Fixed F(int64_t v) { return Fixed::FromInt(v); }
+Fixed Ratio(int64_t num, int64_t den) { return Fixed::FromRatio(num, den); }
+Vec2 V(int64_t x, int64_t y) { return MakeVec2(x, y); }
+Transform At(Vec2 p) { return {p, kRotIdentity}; }
+
+Shape CircleShape(int64_t radius) { return Shape::FromCircle({Vec2{}, F(radius)}); }
+Shape BoxShape(Fixed hw, Fixed hh) {
+  Polygon p;
+  EXPECT_EQ(MakeBox(hw, hh, &p), ShapeError::kOk);
+  return Shape::FromPolygon(p);
+}
+Shape BoxShape(int64_t hw, int64_t hh) { return BoxShape(F(hw), F(hh)); }
+
+ShapeProxy Place(const Shape& s, Vec2 p) { return MakeProxy(s, At(p)); }
+ShapeProxy Shifted(ShapeProxy p, Vec2 v) {
+  for (int i = 0; i < p.count; ++i) p.points[i] += v;
+  return p;
+}
+
+// |a - b| <= n ulp.
+void ExpectNear(Fixed a, Fixed b, int64_t n) { EXPECT_LE(Abs(a - b).raw(), n) << a.ToDouble() << " vs " << b.ToDouble(); }
+void ExpectNear(Vec2 a, Vec2 b, int64_t n) {
+  ExpectNear(a.x, b.x, n);
+  ExpectNear(a.y, b.y, n);
+}
+
+// ---------------------------------------------------------------------------
+// Touching counts as overlapping.
+
+TEST(CollisionEdgeCases, TangentCirclesTouch) {
+  // Centres (0,0) and (3,4) are 5 apart = 2 + 3: touching exactly.
+  const ShapeProxy a = Place(CircleShape(2), V(0, 0));
+  const ShapeProxy b = Place(CircleShape(3), V(3, 4));
+  EXPECT_TRUE(TestOverlap(a, b));
+  EXPECT_TRUE(TestOverlap(b, a));
+  const DistanceOutput d = ShapeDistance(a, b);
+  EXPECT_EQ(d.distance, kFixedZero);
+  EXPECT_EQ(d.normal, Vec2{});
+  // One ulp further apart: |c|^2 = 25 + 6 ulp + ulp^2 > 25, so apart; the
+  // distance, ~0.6 ulp, rounds to at most one ulp.
+  const ShapeProxy b2 = Shifted(b, {kUlp, kFixedZero});
+  EXPECT_FALSE(TestOverlap(a, b2));
+  EXPECT_FALSE(TestOverlap(b2, a));
+  EXPECT_LE(ShapeDistance(a, b2).distance, kUlp);
+  // Touching pairs have a manifold with zero depth.
+  const Manifold m = Collide(a, b, kFixedZero);
+  ASSERT_GE(m.point_count, 1);
+  ExpectNear(ManifoldDepth(m), kFixedZero, 2);
+  ExpectNear(m.normal, Vec2{Ratio(3, 5), Ratio(4, 5)}, 1);
+}
+
+TEST(CollisionEdgeCases, BoxCornerTouchesCircle) {
+  // The corner (1,1) of a 2x2 box and a circle of radius 5 centred at
+  // (1,1) + (3,4): the corner is the only common point.
+  const ShapeProxy box = Place(BoxShape(1, 1), V(0, 0));
+  const ShapeProxy circle = Place(CircleShape(5), V(4, 5));
+  EXPECT_TRUE(TestOverlap(box, circle));
+  EXPECT_TRUE(TestOverlap(circle, box));
+  EXPECT_TRUE(ContainsPoint(circle, V(1, 1)));
+  EXPECT_TRUE(ContainsPoint(box, V(1, 1)));
+  EXPECT_EQ(ShapeDistance(box, circle).distance, kFixedZero);
+  // Nudged away diagonally by one ulp on each axis: apart.
+  const ShapeProxy apart = Shifted(circle, {kUlp, kUlp});
+  EXPECT_FALSE(TestOverlap(box, apart));
+  EXPECT_FALSE(TestOverlap(apart, box));
+  EXPECT_FALSE(ContainsPoint(apart, V(1, 1)));
+  // And a circle of radius 5 + ulp at the original place overlaps.
+  EXPECT_TRUE(TestOverlap(box, MakeProxy(Shape::FromCircle({Vec2{}, F(5) + kUlp}), At(V(4, 5)))));
+}
+
+TEST(CollisionEdgeCases, CircleCentreInsideBox) {
+  // Box half extents (2,1); circle of radius 1/10 at (1/2, 1/4). The nearest
+  // face is the top (3/4 away), so the exit is +y with depth 3/4 + 1/10.
+  const ShapeProxy box = Place(BoxShape(2, 1), V(0, 0));
+  const Vec2 centre = {kFixedHalf, Ratio(1, 4)};
+  const ShapeProxy circle = MakeProxy(Shape::FromCircle({Vec2{}, Ratio(1, 10)}), At(centre));
+  EXPECT_TRUE(ContainsPoint(box, centre));
+  EXPECT_TRUE(TestOverlap(box, circle));
+  EXPECT_EQ(ShapeDistance(box, circle).distance, kFixedZero);
+  const Manifold m = Collide(box, circle, kFixedZero);
+  ASSERT_GE(m.point_count, 1);
+  ExpectNear(m.normal, V(0, 1), 1);
+  ExpectNear(ManifoldDepth(m), Ratio(3, 4) + Ratio(1, 10), 4);
+  const Manifold f = Collide(circle, box, kFixedZero);
+  ASSERT_GE(f.point_count, 1);
+  ExpectNear(f.normal, V(0, -1), 1);
+  ExpectNear(ManifoldDepth(f), ManifoldDepth(m), 4);
+}
+
+TEST(CollisionEdgeCases, NestedBoxesPushOutAlongShorterExit) {
+  // A: half (4,2) at the origin. B: half (1, 1/2) at (1, 1/2), wholly
+  // inside. Exits for B: up 2 (bottom 0 -> top 2), down 3, right 4, left 6.
+  const ShapeProxy a = Place(BoxShape(4, 2), V(0, 0));
+  const ShapeProxy b = MakeProxy(BoxShape(F(1), kFixedHalf), At({F(1), kFixedHalf}));
+  for (int i = 0; i < b.count; ++i) EXPECT_TRUE(ContainsPoint(a, b.points[i]));
+  EXPECT_TRUE(TestOverlap(a, b));
+  EXPECT_EQ(ShapeDistance(a, b).distance, kFixedZero);
+  const Manifold m = Collide(a, b, kFixedZero);
+  ASSERT_GE(m.point_count, 1);
+  ExpectNear(m.normal, V(0, 1), 1);
+  ExpectNear(ManifoldDepth(m), F(2), 4);
+  // Moving B by the MTV leaves the boxes touching (B's bottom on A's top).
+  const ShapeProxy out = Shifted(b, {kFixedZero, ManifoldDepth(m)});
+  EXPECT_TRUE(TestOverlap(a, out));
+  EXPECT_FALSE(TestOverlap(a, Shifted(out, {kFixedZero, F(1) / F(1000000)})));
+  // Flipped: the same exit seen from B.
+  const Manifold f = Collide(b, a, kFixedZero);
+  ExpectNear(f.normal, V(0, -1), 1);
+  ExpectNear(ManifoldDepth(f), F(2), 4);
+}
+
+TEST(CollisionEdgeCases, CollinearSegmentsTouchingEndToEnd) {
+  const ShapeProxy a = MakeProxy(Shape::FromSegment({V(0, 0), V(1, 0)}), kTransformIdentity);
+  const ShapeProxy b = MakeProxy(Shape::FromSegment({V(1, 0), V(2, 0)}), kTransformIdentity);
+  EXPECT_TRUE(TestOverlap(a, b));
+  EXPECT_FALSE(TestOverlap(a, Shifted(b, {kUlp, kFixedZero})));
+  // Crossing segments overlap at one interior point.
+  const ShapeProxy x = MakeProxy(Shape::FromSegment({V(1, -1), V(0, 1)}), kTransformIdentity);
+  EXPECT_TRUE(TestOverlap(a, x));
+  EXPECT_EQ(ShapeDistance(a, x).distance, kFixedZero);
+}
+
+TEST(CollisionEdgeCases, CapsuleRestingOnBoxFace) {
+  // Box top at y = 1; capsule axis at y = 3/2 with radius 1/2.
+  const ShapeProxy box = Place(BoxShape(2, 1), V(0, 0));
+  const Shape capsule = Shape::FromCapsule({V(-1, 0), V(1, 0), kFixedHalf});
+  const ShapeProxy c = MakeProxy(capsule, At({kFixedZero, Ratio(3, 2)}));
+  EXPECT_TRUE(TestOverlap(box, c));
+  EXPECT_FALSE(TestOverlap(box, Shifted(c, {kFixedZero, kUlp})));
+  const Manifold m = Collide(box, c, kFixedZero);
+  EXPECT_EQ(m.point_count, 2);  // a face against a face: two contacts
+  ExpectNear(m.normal, V(0, 1), 1);
+  ExpectNear(ManifoldDepth(m), kFixedZero, 2);
+}
+
+// ---------------------------------------------------------------------------
+// Rays.
+
+TEST(CollisionEdgeCases, RayAlongBoxEdgeGrazes) {
+  // The ray y = 1 runs along the top edge of the box [-1,1]^2: touching
+  // counts, so it hits where it meets the corner (-1,1), at t = 2/6.
+  const ShapeProxy box = Place(BoxShape(1, 1), V(0, 0));
+  const RayCastInput along = {V(-3, 1), V(6, 0), kFixedOne};
+  const CastOutput out = RayCast(box, along);
+  ASSERT_TRUE(out.hit);
+  ExpectNear(out.fraction, Ratio(1, 3), 1);
+  ExpectNear(out.point, V(-1, 1), 4);  // 6 x half-ulp fraction
+  // One ulp above the edge line it misses.
+  const RayCastInput above = {{F(-3), F(1) + kUlp}, V(6, 0), kFixedOne};
+  EXPECT_FALSE(RayCast(box, above).hit);
+  // Along a segment's own line: hits its near end.
+  const ShapeProxy seg = MakeProxy(Shape::FromSegment({V(2, 0), V(4, 0)}), kTransformIdentity);
+  const CastOutput s = RayCast(seg, {V(0, 0), V(8, 0), kFixedOne});
+  ASSERT_TRUE(s.hit);
+  ExpectNear(s.fraction, Ratio(1, 4), 1);
+}
+
+TEST(CollisionEdgeCases, RayHitsCircleAtKnownFraction) {
+  // Circle radius 1 at (5,0); ray from the origin along (10,0): enters at
+  // x = 4, t = 2/5, normal (-1,0).
+  const ShapeProxy c = Place(CircleShape(1), V(5, 0));
+  const CastOutput out = RayCast(c, {V(0, 0), V(10, 0), kFixedOne});
+  ASSERT_TRUE(out.hit);
+  ExpectNear(out.fraction, Ratio(2, 5), 1);
+  ExpectNear(out.normal, V(-1, 0), 1);
+  // The point may be origin + fraction * translation: the rounded fraction
+  // (half an ulp) times |translation| = 10 gives up to 5 ulp.
+  ExpectNear(out.point, V(4, 0), 6);
+  // max_fraction just short of the entry: a miss.
+  EXPECT_FALSE(RayCast(c, {V(0, 0), V(10, 0), Ratio(2, 5) - Ratio(1, 1000000)}).hit);
+}
+
+TEST(CollisionEdgeCases, ZeroLengthRayHitsOnlyFromInside) {
+  const ShapeProxy box = Place(BoxShape(1, 1), V(0, 0));
+  const CastOutput inside = RayCast(box, {{kFixedHalf, kFixedZero}, Vec2{}, kFixedOne});
+  EXPECT_TRUE(inside.hit);
+  EXPECT_EQ(inside.fraction, kFixedZero);
+  EXPECT_EQ(inside.normal, Vec2{});
+  // On the boundary counts as inside.
+  const CastOutput boundary = RayCast(box, {V(1, 0), Vec2{}, kFixedOne});
+  EXPECT_TRUE(boundary.hit);
+  EXPECT_EQ(boundary.fraction, kFixedZero);
+  const CastOutput outside = RayCast(box, {{F(1) + kUlp, kFixedZero}, Vec2{}, kFixedOne});
+  EXPECT_FALSE(outside.hit);
+  EXPECT_EQ(outside.fraction, kFixedZero);
+  EXPECT_EQ(outside.normal, Vec2{});
+  // The same for a circle.
+  const ShapeProxy c = Place(CircleShape(1), V(0, 0));
+  EXPECT_TRUE(RayCast(c, {V(0, 1), Vec2{}, kFixedOne}).hit);
+  EXPECT_FALSE(RayCast(c, {{kFixedZero, F(1) + kUlp}, Vec2{}, kFixedOne}).hit);
+}
+
+// ---------------------------------------------------------------------------
+// Shape casts.
+
+TEST(CollisionEdgeCases, ShapeCastCircleIntoBoxFace) {
+  // Circle radius 1 at the origin moving (10,0); box [5,7] x [-1,1]. Contact
+  // when the circle's right side reaches x = 5: t = 4/10, B's normal (-1,0).
+  ShapeCastInput in;
+  in.a = Place(CircleShape(1), V(0, 0));
+  in.b = Place(BoxShape(1, 1), V(6, 0));
+  in.translation = V(10, 0);
+  const CastOutput out = ShapeCast(in);
+  ASSERT_TRUE(out.hit);
+  ExpectNear(out.fraction, Ratio(2, 5), 1);
+  ExpectNear(out.normal, V(-1, 0), 1);
+  ExpectNear(out.point, V(5, 0), 6);  // 10 x half-ulp fraction
+  // Starting in touch: fraction 0 and no normal.
+  in.a = Place(CircleShape(1), V(4, 0));
+  const CastOutput touching = ShapeCast(in);
+  ASSERT_TRUE(touching.hit);
+  EXPECT_EQ(touching.fraction, kFixedZero);
+  EXPECT_EQ(touching.normal, Vec2{});
+  // Moving away from a box it started touching still reports the start.
+  in.translation = V(-10, 0);
+  EXPECT_TRUE(ShapeCast(in).hit);
+  // Moving away from one ulp off: a miss.
+  in.a = Shifted(in.a, {-kUlp, kFixedZero});
+  EXPECT_FALSE(ShapeCast(in).hit);
+}
+
+// ---------------------------------------------------------------------------
+// Polygon validation: every rejection has its own reason, and a rejected
+// polygon leaves the output untouched.
+
+ShapeError TryPolygon(std::initializer_list<Vec2> points, Fixed radius = kFixedZero) {
+  Polygon out;
+  out.count = 77;  // sentinel: must survive a rejection
+  const ShapeError err = MakePolygon(std::span<const Vec2>(points.begin(), points.size()), radius, &out);
+  if (err != ShapeError::kOk) {
+    EXPECT_EQ(out.count, 77) << ShapeErrorMessage(err);
+  }
+  return err;
+}
+
+TEST(PolygonValidation, RejectsDegenerateInput) {
+  EXPECT_EQ(TryPolygon({V(0, 0), V(1, 0), V(0, 1)}), ShapeError::kOk);
+  EXPECT_EQ(TryPolygon({V(0, 0), V(1, 0)}), ShapeError::kTooFewVertices);
+  EXPECT_EQ(TryPolygon({}), ShapeError::kTooFewVertices);
+  EXPECT_EQ(TryPolygon({V(10, 0), V(7, 7), V(0, 10), V(-7, 7), V(-10, 0), V(-7, -7), V(0, -10), V(7, -7), V(9, -3)}),
+            ShapeError::kTooManyVertices);
+  EXPECT_EQ(TryPolygon({V(0, 0), V(1, 0), V(2, 0), V(1, 1)}), ShapeError::kCollinearVertices);
+  EXPECT_EQ(TryPolygon({V(0, 0), V(1, 0), V(1, 0), V(0, 1)}), ShapeError::kDuplicateVertices);
+  EXPECT_EQ(TryPolygon({V(0, 0), V(0, 1), V(1, 0)}), ShapeError::kNotCounterClockwise);
+  // A reflex vertex at (1, 1/2)... scaled by 2 to stay on integers.
+  EXPECT_EQ(TryPolygon({V(0, 0), V(4, 0), V(4, 4), V(2, 1), V(0, 4)}), ShapeError::kNotConvex);
+  // A pentagram: every turn is a left turn, but the boundary winds twice.
+  EXPECT_EQ(TryPolygon({V(-59, -81), V(95, 31), V(-95, 31), V(59, -81), V(0, 100)}), ShapeError::kNotConvex);
+  const int64_t big = kMaxShapeExtent;
+  EXPECT_EQ(TryPolygon({V(0, 0), V(big, 0), V(0, big)}), ShapeError::kOk);
+  EXPECT_EQ(TryPolygon({V(0, 0), {F(big) + kUlp, kFixedZero}, V(0, big)}), ShapeError::kOutOfRange);
+  EXPECT_EQ(TryPolygon({V(0, 0), V(1, 0), V(0, 1)}, F(big) + kUlp), ShapeError::kOutOfRange);
+  EXPECT_EQ(TryPolygon({V(0, 0), V(1, 0), V(0, 1)}, -kUlp), ShapeError::kNegativeRadius);
+  Polygon box;
+  EXPECT_EQ(MakeBox(kFixedZero, F(1), &box), ShapeError::kNonPositiveExtent);
+  EXPECT_EQ(MakeBox(F(1), -F(1), &box), ShapeError::kNonPositiveExtent);
+  EXPECT_EQ(ValidateCircle({Vec2{}, kFixedZero}), ShapeError::kZeroRadius);
+  EXPECT_EQ(ValidateSegment({V(1, 1), V(1, 1)}), ShapeError::kDegenerateSegment);
+  EXPECT_EQ(ValidateCapsule({V(1, 1), V(1, 1), F(1)}), ShapeError::kDegenerateSegment);
+}
+
+// ---------------------------------------------------------------------------
+// The ends of the world range: body positions at +-2^29.
+
+TEST(CollisionEdgeCases, ShapesAtTheWorldLimit) {
+  const Fixed lim = F(kWorldLimit);
+  const Shape box = BoxShape(1, 1);
+  // Two unit boxes stacked at the (+, +) corner of the world: A's bottom
+  // face y = 2^29 - 1 is B's top face.
+  const Transform xa = At({lim, lim});
+  const Transform xb = At({lim, lim - F(2)});
+  EXPECT_TRUE(TestOverlap(box, xa, box, xb));
+  const ShapeProxy a = MakeProxy(box, xa), b = MakeProxy(box, xb);
+  EXPECT_TRUE(TestOverlap(b, a));
+  EXPECT_EQ(ShapeDistance(a, b).distance, kFixedZero);
+  const ShapeProxy apart = Shifted(b, {kFixedZero, -kUlp});
+  EXPECT_FALSE(TestOverlap(a, apart));
+  EXPECT_EQ(ShapeDistance(a, apart).distance, kUlp);
+  const Manifold m = Collide(a, b, kFixedZero);
+  ASSERT_GE(m.point_count, 1);
+  ExpectNear(m.normal, V(0, -1), 1);
+  ExpectNear(ManifoldDepth(m), kFixedZero, 2);
+
+  // Tangent circles at the (-, -) corner (3-4-5 again).
+  const Shape c2 = CircleShape(2), c3 = CircleShape(3);
+  const Transform xc = At({-lim, -lim});
+  const Transform xd = At({-lim + F(3), -lim + F(4)});
+  EXPECT_TRUE(TestOverlap(c2, xc, c3, xd));
+  EXPECT_FALSE(TestOverlap(c2, xc, c3, At({-lim + F(3) + kUlp, -lim + F(4)})));
+  EXPECT_EQ(ShapeDistance(c2, xc, c3, xd).distance, kFixedZero);
+  const DistanceOutput gap = ShapeDistance(c2, xc, c3, At({-lim + F(6), -lim + F(8)}));
+  ExpectNear(gap.distance, F(5), 1);
+  ExpectNear(gap.normal, Vec2{Ratio(3, 5), Ratio(4, 5)}, 1);
+
+  // Rays and casts there: a ray from x = 2^29 - 10 toward the box at the
+  // corner enters its left face x = 2^29 - 1 at t = 9/10.
+  const RayCastInput ray = {{lim - F(10), lim}, V(10, 0), kFixedOne};
+  const CastOutput hit = RayCast(box, xa, ray);
+  ASSERT_TRUE(hit.hit);
+  ExpectNear(hit.fraction, Ratio(9, 10), 1);
+  ExpectNear(hit.normal, V(-1, 0), 1);
+  ExpectNear(hit.point, {lim - F(1), lim}, 6);  // 10 x half-ulp fraction
+  EXPECT_TRUE(ContainsPoint(box, xa, {lim + F(1), lim - F(1)}));
+  EXPECT_FALSE(ContainsPoint(box, xa, {lim + F(1) + kUlp, lim}));
+  ShapeCastInput in;
+  in.a = MakeProxy(CircleShape(1), At({lim - F(10), lim}));
+  in.b = a;
+  in.translation = V(10, 0);
+  const CastOutput cast = ShapeCast(in);
+  ASSERT_TRUE(cast.hit);
+  ExpectNear(cast.fraction, Ratio(8, 10), 1);  // 2^29 - 9 -> 2^29 - 1 - 1
+  ExpectNear(cast.normal, V(-1, 0), 1);
+
+  // Bounds at the limit are exact.
+  const Aabb bounds = ComputeAabb(box, xa);
+  EXPECT_EQ(bounds.lower, (Vec2{lim - F(1), lim - F(1)}));
+  EXPECT_EQ(bounds.upper, (Vec2{lim + F(1), lim + F(1)}));
+}
+
+}  // namespace
+}  // namespace arbiter
