@@ -242,24 +242,39 @@ void World::Step(TickEvents* events) {
   }
 
   // ---- Broad phase: candidate pairs, canonical and deduplicated ----------
+  // Speculative reach: how far a body can travel this tick (L1 bound of its
+  // velocity plus what gravity adds). Contacts are made that far ahead, so a
+  // body approaching at speed is stopped by a speculative contact instead
+  // of sinking in and being pushed out slowly (Catto, "Speculative
+  // contacts", GDC 2013).
+  const Fixed dt = Fixed::FromRatio(1, w.def.tick_hz);
+  const Fixed gravity_l1 = Abs(w.def.gravity.x) + Abs(w.def.gravity.y);
+  std::vector<Fixed> reach(w.bodies.size());
+  for (const auto& [id, slot] : movers) {
+    const BodyRecord& body = w.bodies[slot];
+    const Fixed speed = Abs(body.linear_velocity.x) + Abs(body.linear_velocity.y) +
+                        (body.type == BodyType::kDynamic ? Abs(body.gravity_scale) * gravity_l1 * dt : kFixedZero);
+    reach[slot] = speed * dt;
+  }
   std::vector<Pair> pairs;
   for (const auto& [id, slot] : movers) {
     const BodyRecord& body = w.bodies[slot];
+    const Vec2 grow{reach[slot] + kSpeculativeDistance, reach[slot] + kSpeculativeDistance};
     for (uint32_t i = 0; i < body.shape_count; ++i) {
       const uint32_t si = body.first_shape + i;
       const ShapeRecord& s = w.shapes[si];
+      if (s.is_sensor) continue;  // sensors are handled after the solve
       const ShapeRef ref{body.id, s.index_in_body};
-      const Aabb box = w.movable_tree.GetAabb(s.proxy);
+      const Aabb tight = ComputeProxyAabb(w.ProxyOf(s));
+      const Aabb box{tight.lower - grow, tight.upper + grow};
       auto consider = [&](uint32_t other_index) {
         const ShapeRecord& o = w.shapes[other_index];
         const BodyRecord& other = w.bodies[o.body_slot];
-        if (o.body_slot == slot) return true;
-        const ShapeRef other_ref{other.id, o.index_in_body};
-        // Movable-movable pairs are seen from both sides: keep one.
-        if (other.type != BodyType::kStatic && other_ref < ref) return true;
-        if (s.is_sensor || o.is_sensor) return true;  // sensors are handled after the solve
+        if (o.body_slot == slot || o.is_sensor) return true;
         if (body.type != BodyType::kDynamic && other.type != BodyType::kDynamic) return true;
         if (!ShouldCollide(s.filter, o.filter)) return true;
+        const ShapeRef other_ref{other.id, o.index_in_body};
+        // Movable pairs can be found from both sides; duplicates go below.
         if (ref < other_ref) {
           pairs.push_back({ref, other_ref, si, other_index});
         } else {
@@ -272,6 +287,8 @@ void World::Step(TickEvents* events) {
     }
   }
   std::sort(pairs.begin(), pairs.end());
+  pairs.erase(std::unique(pairs.begin(), pairs.end(), [](const Pair& x, const Pair& y) { return x.a == y.a && x.b == y.b; }),
+              pairs.end());
 
   // ---- Narrow phase and constraint preparation -----------------------------
   std::vector<ContactState> next_contacts;
@@ -290,7 +307,8 @@ void World::Step(TickEvents* events) {
         old < w.contacts.size() && w.contacts[old].a == pair.a && w.contacts[old].b == pair.b ? &w.contacts[old] : nullptr;
     if (previous != nullptr) ++old;
 
-    const Manifold m = Collide(w.ProxyOf(sa), w.ProxyOf(sb), kSpeculativeDistance);
+    const Fixed speculative = kSpeculativeDistance + reach[sa.body_slot] + reach[sb.body_slot];
+    const Manifold m = Collide(w.ProxyOf(sa), w.ProxyOf(sb), speculative);
     ContactState state;
     state.a = pair.a;
     state.b = pair.b;
@@ -409,7 +427,8 @@ void World::Step(TickEvents* events) {
         // Cheap filter first: only shapes that move more than their own size
         // in a tick can tunnel.
         const Aabb box = ComputeProxyAabb(w.ProxyOf(s));
-        const Fixed size = Min(box.upper.x - box.lower.x, box.upper.y - box.lower.y).Half();
+        // Half the smaller half-extent, as Box2D v3's safety factor.
+        const Fixed size = Min(box.upper.x - box.lower.x, box.upper.y - box.lower.y).Half().Half();
         if (Max(Abs(motion.x), Abs(motion.y)) <= size) continue;
         Shape local;
         const Vec2* lp = &w.local_points[s.point_offset];
