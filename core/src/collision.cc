@@ -448,13 +448,25 @@ CastOutput ShapeCast(const ShapeCastInput& input) {
   if (input.translation == Vec2{}) return out;
   // A + t T meets B exactly when t T lies in the Minkowski difference B - A
   // (rounded by ra + rb): a ray from the origin along T.
-  std::array<Vec2, kMaxPolygonVertices * kMaxPolygonVertices> differences;
-  int n = 0;
-  for (int j = 0; j < input.b.count; ++j) {
-    for (int i = 0; i < input.a.count; ++i) differences[n++] = input.b.points[j] - input.a.points[i];
-  }
   std::array<Vec2, 2 * kMaxPolygonVertices> hull;
-  const int hull_count = ComputeHull(std::span<const Vec2>(differences.data(), n), hull);
+  int hull_count;
+  if (input.a.count == 1 || input.b.count == 1) {
+    // A point against a convex core: the difference is that core translated
+    // (and, for b a point, turned by 180 degrees, which keeps it CCW), so
+    // no hull is needed. This is every disk sweep.
+    const bool a_is_point = input.a.count == 1;
+    hull_count = a_is_point ? input.b.count : input.a.count;
+    for (int i = 0; i < hull_count; ++i) {
+      hull[i] = a_is_point ? input.b.points[i] - input.a.points[0] : input.b.points[0] - input.a.points[i];
+    }
+  } else {
+    std::array<Vec2, kMaxPolygonVertices * kMaxPolygonVertices> differences;
+    int n = 0;
+    for (int j = 0; j < input.b.count; ++j) {
+      for (int i = 0; i < input.a.count; ++i) differences[n++] = input.b.points[j] - input.a.points[i];
+    }
+    hull_count = ComputeHull(std::span<const Vec2>(differences.data(), n), hull);
+  }
   const Core minkowski{hull.data(), hull_count, input.a.radius + input.b.radius};
   RayCastInput ray{Vec2{}, input.translation, input.max_fraction};
   out = RayCastCoreFromOutside(minkowski, ray);
