@@ -155,6 +155,15 @@ void SetMassData(const BodyDef& def, BodyRecord* body) {
   body->inv_inertia = inertia > kFixedZero ? kFixedOne / inertia : kFixedZero;
 }
 
+// Room for `extra` more elements: exactly that much for a big batch, but
+// at least half again the capacity, so that adding bodies one at a time
+// stays amortised O(1).
+template <class T>
+void GrowFor(std::vector<T>& v, size_t extra) {
+  if (v.size() + extra <= v.capacity()) return;
+  v.reserve(std::max(v.size() + extra, v.capacity() + v.capacity() / 2));
+}
+
 Aabb Fatten(const Aabb& box) {
   const Vec2 m{internal::kAabbMargin, internal::kAabbMargin};
   return {box.lower - m, box.upper + m};
@@ -201,6 +210,22 @@ Status World::AddBodies(std::span<const BodyDef> defs) {
                                 std::to_string(batch_ids[i].first) + " appears twice in the batch");
     }
   }
+
+  // Grow the arrays once, to the size needed, rather than by doubling:
+  // vector slack would otherwise be a third of the memory per body.
+  size_t shape_total = 0, point_total = 0;
+  for (const BodyDef& def : defs) {
+    shape_total += def.shapes.size();
+    for (const ShapeDef& sd : def.shapes) {
+      Vec2 scratch[kMaxPolygonVertices];
+      Fixed radius;
+      point_total += static_cast<size_t>(LocalPoints(sd.shape, scratch, &radius));
+    }
+  }
+  GrowFor(w.shapes, shape_total);
+  GrowFor(w.local_points, point_total);
+  GrowFor(w.world_points, point_total);
+  if (w.free_body_slots.size() < defs.size()) GrowFor(w.bodies, defs.size() - w.free_body_slots.size());
 
   size_t new_statics = 0;
   for (const BodyDef& def : defs) {
