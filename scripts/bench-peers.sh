@@ -3,11 +3,15 @@
 # builds peer_bench in Release (build-release/), runs every query of
 # scenes/arena-10k, then the ray cost-growth table on arena-1k/10k/100k with
 # memory per body. The arena-N files are generated on first use into
-# build/bench-scenes/ (python3 scenes/generate.py DIR --arena N).
+# build/bench-scenes/ (python3 scenes/generate.py DIR --arena N). Then
+# step_bench: ms per tick of rain-2k (600 ticks) in Arbiter, Box2D and
+# Chipmunk, with the Arbiter/peer time ratios.
 #
 # Extra arguments go to peer_bench, e.g.
 #   scripts/bench-peers.sh --max-bodies 1000000   # adds arena-1M (GBs of RAM, minutes)
 #   scripts/bench-peers.sh --reps 5 --show 3
+# STEP_BENCH_ARGS goes to step_bench, e.g. STEP_BENCH_ARGS="--ticks 300".
+# The exit status is peer_bench's when it failed, else step_bench's.
 # Run it on an otherwise idle machine: timings are single-thread wall clock.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,7 +20,7 @@ bash scripts/install-deps.sh
 jobs="${ARBITER_JOBS:-2}"
 
 cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release -DARBITER_BUILD_TESTS=OFF >/dev/null
-cmake --build build-release -j "$jobs" --target peer_bench
+cmake --build build-release -j "$jobs" --target peer_bench step_bench
 
 if [ -f scenes/arena-10k.scene.json ]; then
   scenes="$root/scenes"
@@ -24,8 +28,16 @@ else
   scenes="$root/../shared/scenes"
 fi
 mkdir -p build/bench-scenes
-exec build-release/bench/peer_bench \
+peer_rc=0
+build-release/bench/peer_bench \
   --scene "$scenes/arena-10k.scene.json" \
   --queries "$scenes/arena-10k.queries.json" \
   --growth "$root/build/bench-scenes" \
-  "$@"
+  "$@" || peer_rc=$?
+
+echo
+step_rc=0
+# shellcheck disable=SC2086  # STEP_BENCH_ARGS is split into arguments on purpose
+build-release/bench/step_bench --scene "$scenes/rain-2k.scene.json" ${STEP_BENCH_ARGS:-} || step_rc=$?
+if [ "$peer_rc" -ne 0 ]; then exit "$peer_rc"; fi
+exit "$step_rc"

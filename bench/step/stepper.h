@@ -1,0 +1,80 @@
+// File: stepper.h
+//
+// The small interface every engine in step_bench implements (Arbiter,
+// Box2D 2.4.1, Chipmunk 7), so that the harness builds, steps and inspects
+// them the same way from the same scene file.
+//
+// Shapes the comparison maps: circles and convex polygons (boxes included),
+// each with the ShapeDef's density, friction and restitution. Capsules,
+// segments, sensors and rounded polygons are refused (CheckComparable) before
+// any engine is built: the peers would need approximations whose cost is not
+// the cost of the scene. rain-2k has circles and boxes only.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "arbiter/scene/scene.h"
+
+namespace arbiter::bench {
+
+/// One dynamic body after a tick, in the engine's own numbers.
+struct DynamicState {
+  double mass = 0;
+  double x = 0, y = 0;    ///< body origin
+  double vx = 0, vy = 0;  ///< linear velocity of the centre of mass
+};
+
+class Stepper {
+ public:
+  virtual ~Stepper() = default;
+
+  /// Short name for tables, e.g. "Box2D".
+  virtual std::string Name() const = 0;
+  /// One line on how the engine is set up (solver settings, shape mapping).
+  virtual std::string Setup() const = 0;
+
+  /// Builds the engine's world from the scene. False (with *error) on failure.
+  virtual bool Build(const scene::Scene& scene, std::string* error) = 0;
+  /// Advances one tick of 1 / scene.world.tick_hz seconds.
+  virtual void Step() = 0;
+  /// Every dynamic body of the scene, in scene order.
+  virtual void DynamicStates(std::vector<DynamicState>* out) const = 0;
+};
+
+/// OK when every shape of the scene is one the steppers map exactly;
+/// otherwise false with *error naming the first body that is not.
+inline bool CheckComparable(const scene::Scene& scene, std::string* error) {
+  for (const BodyDef& b : scene.bodies) {
+    for (const ShapeDef& sd : b.shapes) {
+      const bool mapped = sd.shape.type == ShapeType::kCircle ||
+                          (sd.shape.type == ShapeType::kPolygon && sd.shape.polygon.radius == kFixedZero);
+      if (!mapped || sd.is_sensor) {
+        *error = "body " + std::to_string(b.id) +
+                 ": step_bench compares circles and unrounded polygons only (no capsules, segments, "
+                 "rounded polygons or sensors)";
+        return false;
+      }
+    }
+  }
+  return true;
+}
+
+/// World::Step.
+std::unique_ptr<Stepper> MakeArbiterStepper();
+
+/// b2World::Step(dt, velocity_iterations, position_iterations). Box2D lets
+/// resting bodies sleep by default; Arbiter and Chipmunk (by default) never
+/// sleep, so the like-for-like run turns sleeping off.
+struct Box2dStepOptions {
+  int velocity_iterations = 8;
+  int position_iterations = 3;
+  bool allow_sleep = false;
+};
+std::unique_ptr<Stepper> MakeBox2dStepper(const Box2dStepOptions& options);
+
+/// cpSpaceStep(dt) with cpSpaceSetIterations(iterations).
+std::unique_ptr<Stepper> MakeChipmunkStepper(int iterations);
+
+}  // namespace arbiter::bench

@@ -1,0 +1,367 @@
+// step_bench: the cost of a tick, Arbiter against Box2D 2.4.1 and
+// Chipmunk 7, in one run, from the same scene file (default rain-2k: a
+// walled floor, 320 static pegs and 2,000 dynamic circles and boxes falling
+// onto them, 600 ticks at 60 Hz).
+//
+// Every engine builds its world from the file (bench/step/stepper.h says how
+// each maps shapes and materials); then the engines are stepped in turn,
+// tick by tick, each tick timed on its own (steady_clock and thread CPU
+// time), so that a slow spell of a shared machine lands on every engine
+// rather than on one. Reported per engine: mean wall and CPU milliseconds
+// per tick, median and worst tick, the time ratio Arbiter / engine (below 1:
+// Arbiter takes less time, i.e. is faster), and, as context for what each
+// engine computed, the kinetic energy of the dynamic bodies at the last tick
+// (sum of 1/2 m |v|^2, linear only), the fraction of them resting
+// (|v| < 0.1) and how many left the static geometry's bounding box.
+//
+// Engines: Arbiter (World::Step), Box2D with sleeping off (it does the same
+// work as Arbiter, which never sleeps), Chipmunk (10 iterations, never
+// sleeps by default), and, for context, Box2D with its default sleeping on.
+//
+// Exit status: 0 on success; 1 when an engine ends with a non-finite state;
+// 2 on a usage, loading or build error.
+#include <time.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "arbiter/core/shapes.h"
+#include "arbiter/scene/scene.h"
+#include "step/stepper.h"
+
+#ifndef ARBITER_SOURCE_DIR
+#define ARBITER_SOURCE_DIR "."
+#endif
+#ifndef ARBITER_SHARED_DIR
+#define ARBITER_SHARED_DIR "../shared"
+#endif
+
+namespace arbiter::bench {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+constexpr double kRestingSpeed = 0.1;
+
+struct Options {
+  std::string scene_path;
+  int ticks = -1;  // -1: the scene's `steps` (600 when absent)
+  bool box2d_sleep = true;
+  bool profile = false;
+};
+
+void Usage() {
+  std::printf(
+      "usage: step_bench [--scene FILE] [--ticks N | --quick] [--no-box2d-sleep] [--profile]\n"
+      "  --scene FILE       scene to step (default: rain-2k from scenes/ or ../shared/scenes/)\n"
+      "  --ticks N          ticks to run (default: the scene's \"steps\", else 600)\n"
+      "  --quick            60 ticks (smoke test)\n"
+      "  --no-box2d-sleep   leave out the context row of Box2D with sleeping on\n"
+      "  --profile          a breakdown of Arbiter's tick (needs step counters in World; none today)\n");
+}
+
+bool ParseOptions(int argc, char** argv, Options* o) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--scene" || a == "--ticks") {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "step_bench: %s needs a value\n", a.c_str());
+        return false;
+      }
+      const std::string v = argv[++i];
+      if (a == "--scene") {
+        o->scene_path = v;
+      } else {
+        char* end = nullptr;
+        const long n = std::strtol(v.c_str(), &end, 10);
+        if (end == v.c_str() || *end != '\0' || n < 1 || n > 10'000'000) {
+          std::fprintf(stderr, "step_bench: --ticks needs a positive integer, not '%s'\n", v.c_str());
+          return false;
+        }
+        o->ticks = static_cast<int>(n);
+      }
+    } else if (a == "--quick") {
+      o->ticks = 60;
+    } else if (a == "--no-box2d-sleep") {
+      o->box2d_sleep = false;
+    } else if (a == "--profile") {
+      o->profile = true;
+    } else if (a == "-h" || a == "--help") {
+      Usage();
+      std::exit(0);
+    } else {
+      std::fprintf(stderr, "step_bench: unknown argument %s\n", a.c_str());
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string FindStandardFile(const std::string& name) {
+  const std::string dirs[] = {std::string(ARBITER_SOURCE_DIR) + "/scenes", std::string(ARBITER_SHARED_DIR) + "/scenes"};
+  for (const std::string& dir : dirs) {
+    if (fs::exists(dir + "/" + name)) return dir + "/" + name;
+  }
+  return std::string(ARBITER_SHARED_DIR) + "/scenes/" + name;
+}
+
+double ThreadCpuSeconds() {
+  timespec ts;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+double LoadAverage() {
+  std::ifstream in("/proc/loadavg");
+  double load = -1;
+  in >> load;
+  return load;
+}
+
+// ---- Scene summary -------------------------------------------------------------
+
+struct SceneSummary {
+  size_t statics = 0, kinematics = 0, dynamics = 0;
+  size_t circles = 0, boxes = 0, polygons = 0;
+  Aabb static_bounds{};
+  bool has_statics = false;
+  std::string materials;  // "density 1, friction 0.6, restitution 0" when uniform
+};
+
+bool IsAxisAlignedBox(const Polygon& p) {
+  if (p.count != 4) return false;
+  for (int i = 0; i < 4; ++i) {
+    const Vec2 e = p.vertices[(i + 1) % 4] - p.vertices[i];
+    if (e.x != kFixedZero && e.y != kFixedZero) return false;
+  }
+  return true;
+}
+
+SceneSummary Summarize(const scene::Scene& scene) {
+  SceneSummary s;
+  bool first_shape = true, uniform = true;
+  Fixed density, friction, restitution;
+  for (const BodyDef& b : scene.bodies) {
+    switch (b.type) {
+      case BodyType::kStatic: ++s.statics; break;
+      case BodyType::kKinematic: ++s.kinematics; break;
+      case BodyType::kDynamic: ++s.dynamics; break;
+    }
+    for (const ShapeDef& sd : b.shapes) {
+      if (sd.shape.type == ShapeType::kCircle) {
+        ++s.circles;
+      } else if (sd.shape.type == ShapeType::kPolygon) {
+        ++(IsAxisAlignedBox(sd.shape.polygon) ? s.boxes : s.polygons);
+      }
+      if (first_shape) {
+        density = sd.density;
+        friction = sd.friction;
+        restitution = sd.restitution;
+        first_shape = false;
+      } else if (sd.density != density || sd.friction != friction || sd.restitution != restitution) {
+        uniform = false;
+      }
+      if (b.type == BodyType::kStatic) {
+        const Aabb box = ComputeAabb(sd.shape, b.transform);
+        s.static_bounds = s.has_statics ? Union(s.static_bounds, box) : box;
+        s.has_statics = true;
+      }
+    }
+  }
+  char buf[128];
+  if (uniform && !first_shape) {
+    std::snprintf(buf, sizeof buf, "every shape: density %g, friction %g, restitution %g", density.ToDouble(),
+                  friction.ToDouble(), restitution.ToDouble());
+  } else {
+    std::snprintf(buf, sizeof buf, "materials differ between shapes");
+  }
+  s.materials = buf;
+  return s;
+}
+
+// ---- Running ---------------------------------------------------------------------
+
+struct Run {
+  std::unique_ptr<Stepper> engine;
+  double build_ms = 0;
+  std::vector<double> tick_ms;  // wall, per tick
+  double cpu_s = 0;
+  // At the last tick.
+  double kinetic_energy = 0;
+  double resting = 0;  // fraction of dynamic bodies
+  size_t outside = 0;  // dynamic bodies outside the static bounds
+  size_t dynamic = 0;
+  bool finite = true;
+
+  double WallMsPerTick() const {
+    double sum = 0;
+    for (double t : tick_ms) sum += t;
+    return tick_ms.empty() ? 0 : sum / static_cast<double>(tick_ms.size());
+  }
+  double CpuMsPerTick() const { return tick_ms.empty() ? 0 : 1e3 * cpu_s / static_cast<double>(tick_ms.size()); }
+  double Percentile(double q) const {
+    if (tick_ms.empty()) return 0;
+    std::vector<double> sorted = tick_ms;
+    std::sort(sorted.begin(), sorted.end());
+    return sorted[static_cast<size_t>(q * static_cast<double>(sorted.size() - 1))];
+  }
+};
+
+void Measure(Run* r, const SceneSummary& summary) {
+  std::vector<DynamicState> states;
+  r->engine->DynamicStates(&states);
+  r->dynamic = states.size();
+  size_t resting = 0;
+  for (const DynamicState& s : states) {
+    const double v2 = s.vx * s.vx + s.vy * s.vy;
+    r->kinetic_energy += 0.5 * s.mass * v2;
+    if (std::sqrt(v2) < kRestingSpeed) ++resting;
+    if (!std::isfinite(s.x) || !std::isfinite(s.y) || !std::isfinite(v2)) r->finite = false;
+    if (summary.has_statics) {
+      const Aabb& b = summary.static_bounds;
+      if (s.x < b.lower.x.ToDouble() || s.x > b.upper.x.ToDouble() || s.y < b.lower.y.ToDouble() ||
+          s.y > b.upper.y.ToDouble()) {
+        ++r->outside;
+      }
+    }
+  }
+  r->resting = states.empty() ? 0 : static_cast<double>(resting) / static_cast<double>(states.size());
+  if (!std::isfinite(r->kinetic_energy)) r->finite = false;
+}
+
+int RunBench(const Options& o) {
+  scene::Scene scene;
+  const Status st = scene::LoadSceneFile(o.scene_path, &scene);
+  if (!st.ok()) {
+    std::fprintf(stderr, "step_bench: %s\n", st.message().c_str());
+    return 2;
+  }
+  std::string error;
+  if (!CheckComparable(scene, &error)) {
+    std::fprintf(stderr, "step_bench: %s: %s\n", o.scene_path.c_str(), error.c_str());
+    return 2;
+  }
+  const int ticks = o.ticks > 0 ? o.ticks : (scene.steps > 0 ? scene.steps : 600);
+  const SceneSummary summary = Summarize(scene);
+  const double load = LoadAverage();
+
+  std::printf(
+      "step_bench: %s, %zu bodies (%zu static, %zu kinematic, %zu dynamic); shapes: %zu circles, %zu boxes, "
+      "%zu other polygons\n",
+      scene.name.c_str(), scene.bodies.size(), summary.statics, summary.kinematics, summary.dynamics, summary.circles,
+      summary.boxes, summary.polygons);
+  std::printf("  %s; gravity (%g, %g); %d ticks at %d Hz\n", summary.materials.c_str(),
+              scene.world.gravity.x.ToDouble(), scene.world.gravity.y.ToDouble(), ticks, scene.world.tick_hz);
+  std::printf(
+      "  engines stepped in turn, tick by tick, each tick timed alone (steady_clock, thread CPU time);\n"
+      "  load average at start %.2f on %u hardware threads\n",
+      load, std::thread::hardware_concurrency());
+
+  std::vector<Run> runs;
+  auto add = [&runs](std::unique_ptr<Stepper> engine) {
+    runs.emplace_back();
+    runs.back().engine = std::move(engine);
+  };
+  add(MakeArbiterStepper());  // first: the ratios divide by runs[0]
+  add(MakeBox2dStepper({8, 3, false}));
+  add(MakeChipmunkStepper(10));
+  if (o.box2d_sleep) add(MakeBox2dStepper({8, 3, true}));
+
+  for (Run& r : runs) {
+    const auto t0 = Clock::now();
+    if (!r.engine->Build(scene, &error)) {
+      std::fprintf(stderr, "step_bench: building %s failed: %s\n", r.engine->Name().c_str(), error.c_str());
+      return 2;
+    }
+    r.build_ms = 1e3 * std::chrono::duration<double>(Clock::now() - t0).count();
+    r.tick_ms.reserve(static_cast<size_t>(ticks));
+  }
+  std::printf("\nengines (build time):\n");
+  for (const Run& r : runs) {
+    std::printf("  %-12s %8.1f ms  %s\n", r.engine->Name().c_str(), r.build_ms, r.engine->Setup().c_str());
+  }
+  std::fflush(stdout);
+
+  for (int t = 0; t < ticks; ++t) {
+    for (Run& r : runs) {
+      const double c0 = ThreadCpuSeconds();
+      const auto t0 = Clock::now();
+      r.engine->Step();
+      const auto t1 = Clock::now();
+      r.cpu_s += ThreadCpuSeconds() - c0;
+      r.tick_ms.push_back(1e3 * std::chrono::duration<double>(t1 - t0).count());
+    }
+  }
+  for (Run& r : runs) Measure(&r, summary);
+
+  const Run& arbiter = runs[0];
+  std::printf(
+      "\nms per tick (lower is better). A/x = Arbiter's time / the engine's time: below 1 Arbiter is faster,\n"
+      "above 1 slower (2.0: Arbiter takes twice as long). At the last tick: KE = sum 1/2 m |v|^2 of the dynamic\n"
+      "bodies, rest = share of them with |v| < %.1f, out = how many left the static geometry's bounding box.\n\n",
+      kRestingSpeed);
+  std::printf("%-12s | %8s %8s %8s %8s | %8s %8s | %11s %6s %5s\n", "engine", "ms/tick", "cpu ms", "median", "worst",
+              "A/x wall", "A/x cpu", "KE", "rest", "out");
+  std::printf("%s\n", std::string(97, '-').c_str());
+  bool finite = true;
+  double worst_wall_over_cpu = 1;
+  for (const Run& r : runs) {
+    const double wall = r.WallMsPerTick(), cpu = r.CpuMsPerTick();
+    std::printf("%-12s | %8.3f %8.3f %8.3f %8.3f | %8.2f %8.2f | %11.4g %5.1f%% %5zu\n", r.engine->Name().c_str(), wall,
+                cpu, r.Percentile(0.5), r.Percentile(1.0), arbiter.WallMsPerTick() / wall, arbiter.CpuMsPerTick() / cpu,
+                r.kinetic_energy, 100.0 * r.resting, r.outside);
+    if (!r.finite) {
+      std::fprintf(stderr, "step_bench: %s ended with a non-finite state\n", r.engine->Name().c_str());
+      finite = false;
+    }
+    if (cpu > 0) worst_wall_over_cpu = std::max(worst_wall_over_cpu, wall / cpu);
+  }
+  std::printf("\nBox2D and Chipmunk do the same work as Arbiter (nobody sleeps)%s.\n",
+              o.box2d_sleep ? "; Box2D+sleep is context only: it skips resting bodies" : "");
+  if (worst_wall_over_cpu > 1.15) {
+    std::printf(
+        "NOTE: the machine was busy: an engine's wall time was up to %.2fx its thread CPU time (load average\n"
+        "%.2f at start), so wall times are inflated; the cpu columns are the better measure. Rerun on an idle\n"
+        "machine for clean numbers.\n",
+        worst_wall_over_cpu, load);
+  } else if (load > 1.5) {
+    std::printf(
+        "NOTE: load average %.2f at start: other processes shared the machine (caches, memory bandwidth), though\n"
+        "this thread was rarely descheduled (wall time within %.2fx of CPU time). Rerun on an idle machine for\n"
+        "clean numbers.\n",
+        load, worst_wall_over_cpu);
+  }
+
+  if (o.profile) {
+    std::printf(
+        "\n--profile: World exposes no step counters or phase timers (core/include/arbiter/core/world.h), so there\n"
+        "is no breakdown of Arbiter's tick to print. perf gives one: perf record -g step_bench, then perf report\n"
+        "(Arbiter's functions are those in namespace arbiter, outside arbiter::bench).\n");
+  }
+  return finite ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace arbiter::bench
+
+int main(int argc, char** argv) {
+  using namespace arbiter::bench;
+  Options o;
+  if (!ParseOptions(argc, argv, &o)) {
+    Usage();
+    return 2;
+  }
+  if (o.scene_path.empty()) o.scene_path = FindStandardFile("rain-2k.scene.json");
+  return RunBench(o);
+}
