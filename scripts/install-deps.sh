@@ -9,6 +9,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libabsl-dev libxxhash-dev nlohmann-json3-dev
   libbox2d-dev libchipmunk-dev
+  libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
 )
 
 missing=()

@@ -1,26 +1,35 @@
-// The `arbiter` command-line tool.
+// The `arbiter` command-line tool: `demo` runs the core in-process; every
+// other command talks to an arbiter-server (see commands.h).
 #include <cstdio>
 #include <cstring>
 
+#include "bench.h"
+#include "commands.h"
 #include "demo.h"
 
 namespace {
 
 void PrintUsage() {
   std::fprintf(stderr,
-               "usage: arbiter <command>\n"
+               "usage: arbiter <command> [args] [flags]\n"
                "commands:\n"
-               "  demo    run a few core queries in-process and print the answers\n");
+               "  demo                            run a few core queries in-process and print the answers\n"
+               "  bench [--seconds S] [--concurrency 1,8,64] [--batch N] [--window W] [--scene F --queries F]\n"
+               "                                  load generator: empty RPC, unary and batched rays, stream\n"
+               "%s",
+               arbiter::cli::ServerCommandsUsage());
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2) {
+  if (argc < 2 || std::strcmp(argv[1], "help") == 0 || std::strcmp(argv[1], "--help") == 0) {
     PrintUsage();
-    return 2;
+    return argc < 2 ? 2 : 0;
   }
   if (std::strcmp(argv[1], "demo") == 0) return arbiter::cli::RunDemo();
+  if (std::strcmp(argv[1], "bench") == 0) return arbiter::cli::RunBench(argc, argv);
+  if (arbiter::cli::IsServerCommand(argv[1])) return arbiter::cli::RunServerCommand(argc, argv);
   std::fprintf(stderr, "arbiter: unknown command '%s'\n", argv[1]);
   PrintUsage();
   return 2;

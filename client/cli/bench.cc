@@ -1,0 +1,303 @@
+// `arbiter bench`: measures the service on a scene and its query set
+// (default arena-10k) against a running server, with closed-loop callers:
+//
+//   empty    GetStateHash of an empty world: the cheapest call on the same
+//            path as a query (callback thread, world lock, tiny reply); the
+//            ceiling for unary calls, measured in the same run
+//   ray      CastRays with one ray (CLOSEST)
+//   batch    CastRays with --batch rays as packed columns
+//   stream   QueryStream, each caller keeping --window batches in flight
+//            (its "latency" is the interval between replies)
+//
+// at each concurrency (--concurrency, default 1,8,64), plus the in-process
+// single-thread ray rate on the same scene as the yardstick for batches.
+// Latency is per call (per batch for batch and stream).
+#include "bench.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "arbiter/client/client.h"
+#include "arbiter/scene/scene.h"
+#include "args.h"
+
+namespace arbiter::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Json = nlohmann::ordered_json;
+
+constexpr const char* kArenaWorld = "bench-arena";
+constexpr const char* kEmptyWorld = "bench-empty";
+
+struct Result {
+  std::string mode;
+  int concurrency = 0;
+  double calls_per_second = 0;
+  double rays_per_second = 0;
+  double p50_us = 0, p99_us = 0, p999_us = 0;
+  uint64_t errors = 0;
+};
+
+double Percentile(std::vector<double>& v, double q) {
+  if (v.empty()) return 0;
+  const size_t k = std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())));
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
+  return v[k];
+}
+
+// Runs `call` in `concurrency` closed loops for `seconds`; each call returns
+// false on error. `rays_per_call` scales calls to rays.
+template <class MakeCaller>
+Result Measure(const std::string& mode, int concurrency, double seconds, uint64_t rays_per_call, MakeCaller make_caller) {
+  std::vector<std::vector<double>> latencies(static_cast<size_t>(concurrency));
+  std::vector<uint64_t> errors(static_cast<size_t>(concurrency), 0);
+  std::atomic<bool> start{false};
+  std::vector<std::thread> threads;
+  const Clock::duration length = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(seconds));
+  Clock::time_point begin;
+  for (int t = 0; t < concurrency; ++t) {
+    threads.emplace_back([&, t] {
+      auto call = make_caller(t);
+      while (!start.load()) std::this_thread::yield();
+      const Clock::time_point end = begin + length;
+      std::vector<double>& mine = latencies[static_cast<size_t>(t)];
+      for (Clock::time_point now = Clock::now(); now < end;) {
+        const bool ok = call();
+        const Clock::time_point after = Clock::now();
+        if (ok) {
+          mine.push_back(std::chrono::duration<double, std::micro>(after - now).count());
+        } else {
+          ++errors[static_cast<size_t>(t)];
+        }
+        now = after;
+      }
+    });
+  }
+  begin = Clock::now();
+  start = true;
+  for (std::thread& t : threads) t.join();
+  const double elapsed = std::chrono::duration<double>(Clock::now() - begin).count();
+  std::vector<double> all;
+  Result r;
+  r.mode = mode;
+  r.concurrency = concurrency;
+  for (size_t t = 0; t < latencies.size(); ++t) {
+    all.insert(all.end(), latencies[t].begin(), latencies[t].end());
+    r.errors += errors[t];
+  }
+  r.calls_per_second = static_cast<double>(all.size()) / elapsed;
+  r.rays_per_second = r.calls_per_second * static_cast<double>(rays_per_call);
+  r.p50_us = Percentile(all, 0.50);
+  r.p99_us = Percentile(all, 0.99);
+  r.p999_us = Percentile(all, 0.999);
+  return r;
+}
+
+v1::CastRaysRequest ColumnBatch(const std::vector<RayCastInput>& rays, size_t first, size_t count) {
+  v1::CastRaysRequest request;
+  request.set_world_id(kArenaWorld);
+  request.set_mode(v1::CAST_MODE_CLOSEST);
+  v1::RayColumns* c = request.mutable_columns();
+  for (size_t k = 0; k < count; ++k) {
+    const RayCastInput& r = rays[(first + k) % rays.size()];
+    c->add_origin_x(r.origin.x.raw());
+    c->add_origin_y(r.origin.y.raw());
+    c->add_translation_x(r.translation.x.raw());
+    c->add_translation_y(r.translation.y.raw());
+  }
+  return request;
+}
+
+int Usage(const std::string& message) {
+  std::fprintf(stderr, "arbiter bench: %s\n", message.c_str());
+  return 2;
+}
+
+}  // namespace
+
+int RunBench(int argc, char** argv) {
+  const Args args(argc, argv, 2, {"server", "scene", "queries", "seconds", "concurrency", "batch", "window"});
+  if (args.error()) return Usage(*args.error());
+  const std::string server = args.Get("server", "127.0.0.1:50051");
+  const std::string scene_path = args.Get("scene", "scenes/arena-10k.scene.json");
+  const std::string queries_path = args.Get("queries", "scenes/arena-10k.queries.json");
+  const std::optional<double> seconds = ParseDouble(args.Get("seconds", "2"));
+  const std::optional<uint64_t> batch = ParseUint(args.Get("batch", "1024"));
+  const std::optional<uint64_t> window = ParseUint(args.Get("window", "4"));
+  if (!seconds || *seconds <= 0 || !batch || *batch == 0 || !window || *window == 0) {
+    return Usage("--seconds, --batch and --window must be positive");
+  }
+  std::vector<int> levels;
+  for (absl::string_view part : absl::StrSplit(args.Get("concurrency", "1,8,64"), ',')) {
+    int n = 0;
+    if (!absl::SimpleAtoi(part, &n) || n <= 0) return Usage("--concurrency is a comma-separated list of positive counts");
+    levels.push_back(n);
+  }
+
+  scene::Scene loaded;
+  scene::QuerySet queries;
+  if (const arbiter::Status s = scene::LoadSceneFile(scene_path, &loaded); !s.ok()) return Usage(s.message());
+  if (const arbiter::Status s = scene::LoadQuerySetFile(queries_path, &queries); !s.ok()) return Usage(s.message());
+  if (queries.rays.empty()) return Usage("the query set has no rays");
+  const std::vector<RayCastInput>& rays = queries.rays;
+
+  // The yardstick: the core in this process, one thread, the same rays.
+  double in_process_rays_per_second = 0;
+  {
+    World world(loaded.world);
+    if (!world.AddBodies(loaded.bodies).ok()) return Usage("the scene does not load into a world");
+    std::vector<std::optional<CastHit>> out(rays.size());
+    const Clock::time_point begin = Clock::now();
+    size_t cast = 0;
+    do {
+      world.CastRaysClosest(rays, {}, out);
+      cast += rays.size();
+    } while (std::chrono::duration<double>(Clock::now() - begin).count() < *seconds);
+    in_process_rays_per_second = static_cast<double>(cast) / std::chrono::duration<double>(Clock::now() - begin).count();
+  }
+
+  // The server side: the scene uploaded, and an empty world.
+  client::ClientOptions options;
+  options.timeout = std::chrono::milliseconds(0);
+  std::unique_ptr<client::ArbiterClient> c = client::ArbiterClient::Connect(server, options);
+  for (const char* id : {kArenaWorld, kEmptyWorld}) {
+    v1::DeleteWorldRequest del;
+    del.set_world_id(id);
+    (void)c->DeleteWorld(del);
+    v1::CreateWorldRequest create;
+    create.set_world_id(id);
+    create.set_tick_hz(loaded.world.tick_hz);
+    if (absl::StatusOr<v1::CreateWorldResponse> r = c->CreateWorld(create); !r.ok()) {
+      std::fprintf(stderr, "arbiter bench: %s\n", r.status().ToString().c_str());
+      return 1;
+    }
+  }
+  if (absl::Status s = c->AddBodiesInBatches(kArenaWorld, loaded.bodies, 4096); !s.ok()) {
+    std::fprintf(stderr, "arbiter bench: %s\n", s.ToString().c_str());
+    return 1;
+  }
+
+  std::vector<Result> results;
+  auto report = [&](const Result& r) {
+    std::fprintf(stderr, "bench: %-6s x%-3d %10.0f calls/s %12.0f rays/s  p50 %8.1f us  p99 %8.1f us  p999 %8.1f us%s\n",
+                 r.mode.c_str(), r.concurrency, r.calls_per_second, r.rays_per_second, r.p50_us, r.p99_us, r.p999_us,
+                 r.errors ? "  (errors!)" : "");
+    results.push_back(r);
+  };
+  for (int level : levels) {
+    report(Measure("empty", level, *seconds, 0, [&](int) {
+      v1::GetStateHashRequest request;
+      request.set_world_id(kEmptyWorld);
+      return [&c, request] { return c->GetStateHash(request).ok(); };
+    }));
+    report(Measure("ray", level, *seconds, 1, [&](int t) {
+      auto next = std::make_shared<size_t>(static_cast<size_t>(t) * 7919);
+      return [&c, &rays, next] {
+        v1::CastRaysRequest request;
+        request.set_world_id(kArenaWorld);
+        request.set_mode(v1::CAST_MODE_CLOSEST);
+        const RayCastInput& r = rays[(*next)++ % rays.size()];
+        v1::Ray* w = request.add_rays();
+        w->mutable_origin()->set_x(r.origin.x.raw());
+        w->mutable_origin()->set_y(r.origin.y.raw());
+        w->mutable_translation()->set_x(r.translation.x.raw());
+        w->mutable_translation()->set_y(r.translation.y.raw());
+        return c->CastRays(request).ok();
+      };
+    }));
+    report(Measure("batch", level, *seconds, *batch, [&](int t) {
+      auto request = std::make_shared<v1::CastRaysRequest>(ColumnBatch(rays, static_cast<size_t>(t) * *batch, *batch));
+      return [&c, request] { return c->CastRays(*request).ok(); };
+    }));
+    // Streams keep `window` batches in flight; a "call" is one reply.
+    report(Measure("stream", level, *seconds, *batch, [&](int t) {
+      struct State {
+        ~State() {
+          if (stream) stream->Finish().IgnoreError();  // drains the replies still in flight
+        }
+        std::unique_ptr<client::RayStream> stream;
+        v1::CastRaysRequest request;
+        bool primed = false;
+      };
+      auto state = std::make_shared<State>();
+      state->stream = c->OpenQueryStream();
+      state->request = ColumnBatch(rays, static_cast<size_t>(t) * *batch, *batch);
+      const uint64_t in_flight = *window;
+      return [state, in_flight] {
+        if (!state->primed) {
+          for (uint64_t i = 1; i < in_flight; ++i) state->stream->Write(state->request);
+          state->primed = true;
+        }
+        return state->stream->Write(state->request) && state->stream->Read().has_value();
+      };
+    }));
+  }
+
+  // The targets of issue 5, computed from this run.
+  auto find = [&](const std::string& mode, int level) -> const Result* {
+    for (const Result& r : results) {
+      if (r.mode == mode && r.concurrency == level) return &r;
+    }
+    return nullptr;
+  };
+  double best_batch = 0;
+  for (const Result& r : results) {
+    if (r.mode == "batch" || r.mode == "stream") best_batch = std::max(best_batch, r.rays_per_second);
+  }
+  Json table = Json::array();
+  for (const Result& r : results) {
+    table.push_back({{"mode", r.mode},
+                     {"concurrency", r.concurrency},
+                     {"calls_per_second", r.calls_per_second},
+                     {"rays_per_second", r.rays_per_second},
+                     {"p50_us", r.p50_us},
+                     {"p99_us", r.p99_us},
+                     {"p999_us", r.p999_us},
+                     {"errors", r.errors}});
+  }
+  Json ratios;
+  ratios["batched_rays_vs_in_process"] = best_batch / in_process_rays_per_second;
+  for (int level : levels) {
+    const Result* empty = find("empty", level);
+    const Result* ray = find("ray", level);
+    if (empty && ray && empty->calls_per_second > 0 && empty->p99_us > 0) {
+      ratios["unary_ray_rate_vs_empty_x" + std::to_string(level)] = ray->calls_per_second / empty->calls_per_second;
+      ratios["unary_ray_p99_vs_empty_x" + std::to_string(level)] = ray->p99_us / empty->p99_us;
+    }
+  }
+  const Json out = {{"server", server},
+                    {"scene", loaded.name},
+                    {"in_process_rays_per_second", in_process_rays_per_second},
+                    {"results", table},
+                    {"ratios", ratios}};
+  if (args.Has("json")) {
+    std::printf("%s\n", out.dump(2).c_str());
+  } else {
+    std::printf("scene %s, in-process single-thread rays/s: %.0f\n", loaded.name.c_str(), in_process_rays_per_second);
+    std::printf("%-7s %5s %12s %14s %10s %10s %10s\n", "mode", "conc", "calls/s", "rays/s", "p50 us", "p99 us", "p999 us");
+    for (const Result& r : results) {
+      std::printf("%-7s %5d %12.0f %14.0f %10.1f %10.1f %10.1f\n", r.mode.c_str(), r.concurrency, r.calls_per_second,
+                  r.rays_per_second, r.p50_us, r.p99_us, r.p999_us);
+    }
+    for (const auto& [name, value] : ratios.items()) std::printf("%s: %.3f\n", name.c_str(), value.get<double>());
+  }
+  for (const char* id : {kArenaWorld, kEmptyWorld}) {
+    v1::DeleteWorldRequest del;
+    del.set_world_id(id);
+    (void)c->DeleteWorld(del);
+  }
+  return 0;
+}
+
+}  // namespace arbiter::cli

@@ -1,0 +1,164 @@
+// File: client.h
+//
+// The C++ client library for arbiter.v1.Arbiter.
+//
+// ArbiterClient has one method per RPC, taking and returning the wire
+// messages (so every raw Q32.32 value stays visible), with results as
+// absl::StatusOr: the gRPC status converts to absl::Status at exactly one
+// seam (FromGrpcStatus), code and message unchanged. On top of that sit a
+// few conveniences (batched uploads, chunked steps with progress) and free
+// helpers that build shapes and queries from doubles.
+//
+// Doubles: every helper converts with arbiter::Fixed::FromDouble (round to
+// nearest, ties away from zero), a pure function of the double's bits, so
+// the same double becomes the same raw value on every machine. ToDouble is
+// exact for |value| < 2^21 and the nearest double beyond.
+//
+// Thread safety: an ArbiterClient may be used from many threads at once
+// (gRPC stubs are thread-safe); EventWatch and RayStream are for one thread.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <grpcpp/grpcpp.h>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "arbiter/core/world.h"
+#include "arbiter/v1/arbiter.grpc.pb.h"
+#include "grpc/health/v1/health.grpc.pb.h"
+
+namespace arbiter::client {
+
+/// grpc::Status -> absl::Status, code for code (both use google.rpc codes).
+absl::Status FromGrpcStatus(const grpc::Status& status);
+
+struct ClientOptions {
+  /// Deadline of each unary call; zero for none. Streams have none.
+  std::chrono::milliseconds timeout{60000};
+  /// Largest reply accepted, in bytes (the server has its own limit).
+  int max_message_bytes = 64 << 20;
+};
+
+/// Called after each batch or chunk: (done, total).
+using ProgressFn = std::function<void(uint64_t done, uint64_t total)>;
+
+/// A WatchEvents stream.
+class EventWatch {
+ public:
+  /// The next tick's events, or nullopt once the stream ended; then Finish()
+  /// says why.
+  std::optional<v1::TickEvents> Next();
+  /// Cancels the stream (from any thread).
+  void Cancel() { context_.TryCancel(); }
+  /// The stream's final status; call after Next() returned nullopt.
+  absl::Status Finish();
+
+ private:
+  friend class ArbiterClient;
+  grpc::ClientContext context_;
+  std::unique_ptr<grpc::ClientReader<v1::TickEvents>> reader_;
+};
+
+/// A QueryStream: write CastRaysRequests, read one reply per request, in
+/// order.
+class RayStream {
+ public:
+  /// False when the stream is broken (then Finish() says why).
+  bool Write(const v1::CastRaysRequest& request) { return stream_->Write(request); }
+  /// The next reply, or nullopt when the stream ended.
+  std::optional<v1::CastRaysResponse> Read();
+  /// Half-closes, drains and returns the final status.
+  absl::Status Finish();
+
+ private:
+  friend class ArbiterClient;
+  grpc::ClientContext context_;
+  std::unique_ptr<grpc::ClientReaderWriter<v1::CastRaysRequest, v1::CastRaysResponse>> stream_;
+  bool writes_done_ = false;
+};
+
+class ArbiterClient {
+ public:
+  /// An insecure channel to `target` ("host:port").
+  static std::unique_ptr<ArbiterClient> Connect(const std::string& target, const ClientOptions& options = {});
+  explicit ArbiterClient(std::shared_ptr<grpc::Channel> channel, const ClientOptions& options = {});
+
+  // ---- One method per RPC ---------------------------------------------------------
+  absl::StatusOr<v1::CreateWorldResponse> CreateWorld(const v1::CreateWorldRequest& request);
+  absl::StatusOr<v1::DeleteWorldResponse> DeleteWorld(const v1::DeleteWorldRequest& request);
+  absl::StatusOr<v1::ListWorldsResponse> ListWorlds(const v1::ListWorldsRequest& request = {});
+  absl::StatusOr<v1::DescribeWorldResponse> DescribeWorld(const v1::DescribeWorldRequest& request);
+  absl::StatusOr<v1::AddBodiesResponse> AddBodies(const v1::AddBodiesRequest& request);
+  absl::StatusOr<v1::RemoveBodiesResponse> RemoveBodies(const v1::RemoveBodiesRequest& request);
+  absl::StatusOr<v1::UpdateBodiesResponse> UpdateBodies(const v1::UpdateBodiesRequest& request);
+  absl::StatusOr<v1::CastRaysResponse> CastRays(const v1::CastRaysRequest& request);
+  absl::StatusOr<v1::OverlapResponse> Overlap(const v1::OverlapRequest& request);
+  absl::StatusOr<v1::CastShapesResponse> CastShapes(const v1::CastShapesRequest& request);
+  absl::StatusOr<v1::StepResponse> Step(const v1::StepRequest& request);
+  absl::StatusOr<v1::GetStateHashResponse> GetStateHash(const v1::GetStateHashRequest& request);
+  absl::StatusOr<v1::GetSnapshotResponse> GetSnapshot(const v1::GetSnapshotRequest& request);
+  absl::StatusOr<v1::RestoreResponse> Restore(const v1::RestoreRequest& request);
+  /// Opens a WatchEvents stream (events of every tick stepped from now on).
+  std::unique_ptr<EventWatch> WatchEvents(const std::string& world_id);
+  /// Opens a QueryStream.
+  std::unique_ptr<RayStream> OpenQueryStream();
+  /// grpc.health.v1 Check: true when SERVING.
+  absl::StatusOr<bool> CheckHealth(const std::string& service = "");
+
+  // ---- Conveniences over core types --------------------------------------------------
+  /// Adds `bodies` in AddBodies calls of at most `batch` bodies each. Not
+  /// atomic as a whole (each call is): on error, earlier batches stay.
+  absl::Status AddBodiesInBatches(const std::string& world_id, std::span<const BodyDef> bodies, size_t batch,
+                                  const ProgressFn& progress = nullptr);
+  /// Steps `ticks` in Step calls of at most `chunk` ticks (events omitted);
+  /// returns the last reply (the final tick and hash).
+  absl::StatusOr<v1::StepResponse> StepInChunks(const std::string& world_id, uint64_t ticks, uint32_t chunk,
+                                                const ProgressFn& progress = nullptr);
+  /// The closest hit of one ray, in core types.
+  absl::StatusOr<std::optional<CastHit>> CastRayClosest(const std::string& world_id, const RayCastInput& ray);
+
+ private:
+  /// A context with this client's deadline.
+  void Prepare(grpc::ClientContext* context) const;
+
+  ClientOptions options_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::Arbiter::Stub> stub_;
+  std::unique_ptr<grpc::health::v1::Health::Stub> health_;
+};
+
+// ---- Building requests from doubles ------------------------------------------------------
+
+/// The raw Q32.32 value nearest to `v` (Fixed::FromDouble; saturates).
+int64_t ToRaw(double v);
+/// raw * 2^-32.
+double ToDouble(int64_t raw);
+v1::Vec2 MakeVec2(double x, double y);
+/// The rotation by `radians`, from the core's deterministic sine and cosine.
+v1::Rot MakeRotation(double radians);
+v1::Transform MakeTransform(double x, double y, double radians = 0);
+v1::Shape MakeCircle(double radius, double center_x = 0, double center_y = 0);
+v1::Shape MakeBox(double half_width, double half_height);
+/// Counter-clockwise points {x, y}.
+v1::Shape MakePolygon(const std::vector<std::pair<double, double>>& points, double radius = 0);
+v1::Shape MakeCapsule(double x1, double y1, double x2, double y2, double radius);
+v1::Shape MakeSegment(double x1, double y1, double x2, double y2);
+v1::Ray MakeRay(double origin_x, double origin_y, double translation_x, double translation_y);
+v1::OverlapQuery MakePointQuery(double x, double y);
+v1::OverlapQuery MakeAabbQuery(double lower_x, double lower_y, double upper_x, double upper_y);
+v1::OverlapQuery MakeShapeQuery(const v1::Shape& shape, const v1::Transform& transform);
+v1::ShapeCast MakeShapeCast(const v1::Shape& shape, const v1::Transform& transform, double translation_x,
+                            double translation_y);
+/// A body with one shape at (x, y).
+v1::BodyDef MakeBody(uint64_t id, v1::BodyType type, double x, double y, const v1::Shape& shape);
+
+}  // namespace arbiter::client

@@ -1,0 +1,284 @@
+#include "arbiter/client/client.h"
+
+#include <algorithm>
+
+#include "arbiter/core/fixed_math.h"
+#include "arbiter/wire/convert.h"
+
+namespace arbiter::client {
+
+absl::Status FromGrpcStatus(const grpc::Status& status) {
+  if (status.ok()) return absl::OkStatus();
+  return absl::Status(static_cast<absl::StatusCode>(status.error_code()), status.error_message());
+}
+
+namespace {
+
+// The one way every unary call goes: call the stub, convert the status.
+template <class Reply, class Call>
+absl::StatusOr<Reply> Invoke(Call&& call) {
+  Reply reply;
+  const grpc::Status status = call(&reply);
+  if (!status.ok()) return FromGrpcStatus(status);
+  return reply;
+}
+
+}  // namespace
+
+#define ARBITER_CLIENT_UNARY(Method, Request, Reply)                                                 \
+  absl::StatusOr<v1::Reply> ArbiterClient::Method(const v1::Request& request) {                      \
+    return Invoke<v1::Reply>([&](v1::Reply* reply) {                                                 \
+      grpc::ClientContext context;                                                                   \
+      Prepare(&context);                                                                             \
+      return stub_->Method(&context, request, reply);                                                \
+    });                                                                                              \
+  }
+
+ARBITER_CLIENT_UNARY(CreateWorld, CreateWorldRequest, CreateWorldResponse)
+ARBITER_CLIENT_UNARY(DeleteWorld, DeleteWorldRequest, DeleteWorldResponse)
+ARBITER_CLIENT_UNARY(ListWorlds, ListWorldsRequest, ListWorldsResponse)
+ARBITER_CLIENT_UNARY(DescribeWorld, DescribeWorldRequest, DescribeWorldResponse)
+ARBITER_CLIENT_UNARY(AddBodies, AddBodiesRequest, AddBodiesResponse)
+ARBITER_CLIENT_UNARY(RemoveBodies, RemoveBodiesRequest, RemoveBodiesResponse)
+ARBITER_CLIENT_UNARY(UpdateBodies, UpdateBodiesRequest, UpdateBodiesResponse)
+ARBITER_CLIENT_UNARY(CastRays, CastRaysRequest, CastRaysResponse)
+ARBITER_CLIENT_UNARY(Overlap, OverlapRequest, OverlapResponse)
+ARBITER_CLIENT_UNARY(CastShapes, CastShapesRequest, CastShapesResponse)
+ARBITER_CLIENT_UNARY(Step, StepRequest, StepResponse)
+ARBITER_CLIENT_UNARY(GetStateHash, GetStateHashRequest, GetStateHashResponse)
+ARBITER_CLIENT_UNARY(GetSnapshot, GetSnapshotRequest, GetSnapshotResponse)
+ARBITER_CLIENT_UNARY(Restore, RestoreRequest, RestoreResponse)
+
+#undef ARBITER_CLIENT_UNARY
+
+std::unique_ptr<ArbiterClient> ArbiterClient::Connect(const std::string& target, const ClientOptions& options) {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(options.max_message_bytes);
+  args.SetMaxSendMessageSize(options.max_message_bytes);
+  return std::make_unique<ArbiterClient>(
+      grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args), options);
+}
+
+ArbiterClient::ArbiterClient(std::shared_ptr<grpc::Channel> channel, const ClientOptions& options)
+    : options_(options),
+      channel_(std::move(channel)),
+      stub_(v1::Arbiter::NewStub(channel_)),
+      health_(grpc::health::v1::Health::NewStub(channel_)) {}
+
+void ArbiterClient::Prepare(grpc::ClientContext* context) const {
+  if (options_.timeout.count() > 0) context->set_deadline(std::chrono::system_clock::now() + options_.timeout);
+}
+
+std::unique_ptr<EventWatch> ArbiterClient::WatchEvents(const std::string& world_id) {
+  auto watch = std::make_unique<EventWatch>();
+  v1::WatchEventsRequest request;
+  request.set_world_id(world_id);
+  watch->reader_ = stub_->WatchEvents(&watch->context_, request);
+  return watch;
+}
+
+std::optional<v1::TickEvents> EventWatch::Next() {
+  v1::TickEvents events;
+  if (!reader_->Read(&events)) return std::nullopt;
+  return events;
+}
+
+absl::Status EventWatch::Finish() { return FromGrpcStatus(reader_->Finish()); }
+
+std::unique_ptr<RayStream> ArbiterClient::OpenQueryStream() {
+  auto stream = std::make_unique<RayStream>();
+  stream->stream_ = stub_->QueryStream(&stream->context_);
+  return stream;
+}
+
+std::optional<v1::CastRaysResponse> RayStream::Read() {
+  v1::CastRaysResponse reply;
+  if (!stream_->Read(&reply)) return std::nullopt;
+  return reply;
+}
+
+absl::Status RayStream::Finish() {
+  if (!writes_done_) {
+    stream_->WritesDone();
+    writes_done_ = true;
+  }
+  v1::CastRaysResponse ignored;
+  while (stream_->Read(&ignored)) {
+  }
+  return FromGrpcStatus(stream_->Finish());
+}
+
+absl::StatusOr<bool> ArbiterClient::CheckHealth(const std::string& service) {
+  grpc::health::v1::HealthCheckRequest request;
+  request.set_service(service);
+  absl::StatusOr<grpc::health::v1::HealthCheckResponse> reply =
+      Invoke<grpc::health::v1::HealthCheckResponse>([&](grpc::health::v1::HealthCheckResponse* r) {
+        grpc::ClientContext context;
+        Prepare(&context);
+        return health_->Check(&context, request, r);
+      });
+  if (!reply.ok()) return reply.status();
+  return reply->status() == grpc::health::v1::HealthCheckResponse::SERVING;
+}
+
+absl::Status ArbiterClient::AddBodiesInBatches(const std::string& world_id, std::span<const BodyDef> bodies,
+                                               size_t batch, const ProgressFn& progress) {
+  batch = std::max<size_t>(batch, 1);
+  for (size_t start = 0; start < bodies.size(); start += batch) {
+    v1::AddBodiesRequest request;
+    request.set_world_id(world_id);
+    const size_t end = std::min(bodies.size(), start + batch);
+    request.mutable_bodies()->Reserve(static_cast<int>(end - start));
+    for (size_t i = start; i < end; ++i) wire::ToProto(bodies[i], request.add_bodies());
+    if (absl::StatusOr<v1::AddBodiesResponse> reply = AddBodies(request); !reply.ok()) {
+      const absl::Status& s = reply.status();
+      // Say which body of the whole list the server's index refers to.
+      return absl::Status(s.code(), "batch starting at body " + std::to_string(start) + ": " + std::string(s.message()));
+    }
+    if (progress) progress(end, bodies.size());
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<v1::StepResponse> ArbiterClient::StepInChunks(const std::string& world_id, uint64_t ticks,
+                                                             uint32_t chunk, const ProgressFn& progress) {
+  chunk = std::max<uint32_t>(chunk, 1);
+  v1::StepResponse last;
+  for (uint64_t done = 0; done < ticks;) {
+    v1::StepRequest request;
+    request.set_world_id(world_id);
+    const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(chunk, ticks - done));
+    request.set_ticks(n);
+    request.set_omit_events(true);
+    absl::StatusOr<v1::StepResponse> reply = Step(request);
+    if (!reply.ok()) return reply.status();
+    last = std::move(*reply);
+    done += n;
+    if (progress) progress(done, ticks);
+  }
+  return last;
+}
+
+absl::StatusOr<std::optional<CastHit>> ArbiterClient::CastRayClosest(const std::string& world_id,
+                                                                    const RayCastInput& ray) {
+  v1::CastRaysRequest request;
+  request.set_world_id(world_id);
+  request.set_mode(v1::CAST_MODE_CLOSEST);
+  v1::Ray* r = request.add_rays();
+  wire::ToProto(ray.origin, r->mutable_origin());
+  wire::ToProto(ray.translation, r->mutable_translation());
+  r->set_max_fraction(ray.max_fraction.raw());
+  absl::StatusOr<v1::CastRaysResponse> reply = CastRays(request);
+  if (!reply.ok()) return reply.status();
+  if (reply->results_size() != 1) return absl::InternalError("CastRays: expected one result");
+  const v1::CastResult& result = reply->results(0);
+  if (result.hits_size() == 0) return std::optional<CastHit>();
+  return std::optional<CastHit>(wire::FromProto(result.hits(0)));
+}
+
+// ---- Helpers ------------------------------------------------------------------------------
+
+int64_t ToRaw(double v) { return Fixed::FromDouble(v).raw(); }
+double ToDouble(int64_t raw) { return Fixed::FromRaw(raw).ToDouble(); }
+
+v1::Vec2 MakeVec2(double x, double y) {
+  v1::Vec2 v;
+  v.set_x(ToRaw(x));
+  v.set_y(ToRaw(y));
+  return v;
+}
+
+v1::Rot MakeRotation(double radians) {
+  v1::Rot r;
+  wire::ToProto(MakeRot(Fixed::FromDouble(radians)), &r);
+  return r;
+}
+
+v1::Transform MakeTransform(double x, double y, double radians) {
+  v1::Transform t;
+  *t.mutable_position() = MakeVec2(x, y);
+  if (radians != 0) *t.mutable_rotation() = MakeRotation(radians);
+  return t;
+}
+
+v1::Shape MakeCircle(double radius, double center_x, double center_y) {
+  v1::Shape s;
+  *s.mutable_circle()->mutable_center() = MakeVec2(center_x, center_y);
+  s.mutable_circle()->set_radius(ToRaw(radius));
+  return s;
+}
+
+v1::Shape MakeBox(double half_width, double half_height) {
+  v1::Shape s;
+  *s.mutable_box()->mutable_half_extents() = MakeVec2(half_width, half_height);
+  return s;
+}
+
+v1::Shape MakePolygon(const std::vector<std::pair<double, double>>& points, double radius) {
+  v1::Shape s;
+  for (const auto& [x, y] : points) *s.mutable_polygon()->add_points() = MakeVec2(x, y);
+  s.mutable_polygon()->set_radius(ToRaw(radius));
+  return s;
+}
+
+v1::Shape MakeCapsule(double x1, double y1, double x2, double y2, double radius) {
+  v1::Shape s;
+  *s.mutable_capsule()->mutable_center1() = MakeVec2(x1, y1);
+  *s.mutable_capsule()->mutable_center2() = MakeVec2(x2, y2);
+  s.mutable_capsule()->set_radius(ToRaw(radius));
+  return s;
+}
+
+v1::Shape MakeSegment(double x1, double y1, double x2, double y2) {
+  v1::Shape s;
+  *s.mutable_segment()->mutable_point1() = MakeVec2(x1, y1);
+  *s.mutable_segment()->mutable_point2() = MakeVec2(x2, y2);
+  return s;
+}
+
+v1::Ray MakeRay(double origin_x, double origin_y, double translation_x, double translation_y) {
+  v1::Ray r;
+  *r.mutable_origin() = MakeVec2(origin_x, origin_y);
+  *r.mutable_translation() = MakeVec2(translation_x, translation_y);
+  return r;
+}
+
+v1::OverlapQuery MakePointQuery(double x, double y) {
+  v1::OverlapQuery q;
+  *q.mutable_point() = MakeVec2(x, y);
+  return q;
+}
+
+v1::OverlapQuery MakeAabbQuery(double lower_x, double lower_y, double upper_x, double upper_y) {
+  v1::OverlapQuery q;
+  *q.mutable_aabb()->mutable_lower() = MakeVec2(lower_x, lower_y);
+  *q.mutable_aabb()->mutable_upper() = MakeVec2(upper_x, upper_y);
+  return q;
+}
+
+v1::OverlapQuery MakeShapeQuery(const v1::Shape& shape, const v1::Transform& transform) {
+  v1::OverlapQuery q;
+  *q.mutable_shape()->mutable_shape() = shape;
+  *q.mutable_shape()->mutable_transform() = transform;
+  return q;
+}
+
+v1::ShapeCast MakeShapeCast(const v1::Shape& shape, const v1::Transform& transform, double translation_x,
+                            double translation_y) {
+  v1::ShapeCast c;
+  *c.mutable_shape() = shape;
+  *c.mutable_transform() = transform;
+  *c.mutable_translation() = MakeVec2(translation_x, translation_y);
+  return c;
+}
+
+v1::BodyDef MakeBody(uint64_t id, v1::BodyType type, double x, double y, const v1::Shape& shape) {
+  v1::BodyDef b;
+  b.set_id(id);
+  b.set_type(type);
+  *b.mutable_transform() = MakeTransform(x, y);
+  *b.add_shapes()->mutable_shape() = shape;
+  return b;
+}
+
+}  // namespace arbiter::client

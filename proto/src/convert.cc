@@ -1,0 +1,479 @@
+#include "arbiter/wire/convert.h"
+
+#include <limits>
+#include <string>
+
+#include "arbiter/core/shapes.h"
+
+namespace arbiter::wire {
+namespace {
+
+// The core's tolerance for body rotations: |c^2 + s^2 - 1| <= 2^-16, as a
+// Q64.64 raw value. A rotation further from unit would scale the shape.
+constexpr int64_t kRotationTolerance = int64_t{1} << 48;
+
+// Magnitude checks (|v| <= limit) cannot see -2^63, whose negation wraps to
+// itself; the core's range checks are written that way, so every raw value
+// is checked for it here first.
+constexpr int64_t kMinRaw = std::numeric_limits<int64_t>::min();
+
+std::string Join(std::string_view field, std::string_view rest) {
+  std::string s(field);
+  s += rest;
+  return s;
+}
+
+// Core validators take a field prefix; we pass "" and prepend ours only on
+// error, so the per-item hot path builds no strings.
+Status Prefixed(Status s, std::string_view field) {
+  if (s.ok()) return s;
+  return Status(s.code(), Join(field, s.message()));
+}
+
+bool HasMinRaw(const v1::Vec2& v) { return v.x() == kMinRaw || v.y() == kMinRaw; }
+
+// Built only on error, so that the per-item path allocates nothing.
+Status MinRawError(std::string_view field) {
+  return OutOfRangeError(Join(field, ": raw value -2^63 is not accepted (it has no negation)"));
+}
+
+Status ShapeStatus(ShapeError error, std::string_view field, const char* kind) {
+  if (error == ShapeError::kOk) return OkStatus();
+  std::string message = Join(field, ".");
+  message += kind;
+  message += ": ";
+  message += ShapeErrorMessage(error);
+  return error == ShapeError::kOutOfRange ? OutOfRangeError(std::move(message))
+                                          : InvalidArgumentError(std::move(message));
+}
+
+}  // namespace
+
+Status CheckRaw(int64_t raw, std::string_view field) {
+  if (raw != kMinRaw) return OkStatus();
+  return MinRawError(field);
+}
+
+Status ParseVec2(const v1::Vec2& v, std::string_view field, Vec2* out) {
+  if (HasMinRaw(v)) return MinRawError(field);
+  *out = FromProto(v);
+  return OkStatus();
+}
+
+void ToProto(Rot q, v1::Rot* out) {
+  out->set_c(q.c.raw());
+  out->set_s(q.s.raw());
+}
+
+void ToProto(const Transform& xf, v1::Transform* out) {
+  ToProto(xf.p, out->mutable_position());
+  ToProto(xf.q, out->mutable_rotation());
+}
+
+Transform FromProto(const v1::Transform& xf) {
+  Transform t = kTransformIdentity;
+  t.p = FromProto(xf.position());
+  if (xf.has_rotation()) t.q = {Fixed::FromRaw(xf.rotation().c()), Fixed::FromRaw(xf.rotation().s())};
+  return t;
+}
+
+bool IsUnitRotation(Rot q) {
+  const Int128 norm = MulWide(q.c, q.c) + MulWide(q.s, q.s) - MulWide(kFixedOne, kFixedOne);
+  return norm.Abs() <= Int128(kRotationTolerance);
+}
+
+Status ParseRot(bool has, const v1::Rot& rot, std::string_view field, Rot* out) {
+  if (!has) {
+    *out = kRotIdentity;
+    return OkStatus();
+  }
+  const Rot q{Fixed::FromRaw(rot.c()), Fixed::FromRaw(rot.s())};
+  if (!IsUnitRotation(q)) return InvalidArgumentError(Join(field, ": not a unit rotation (c^2 + s^2 != 1)"));
+  *out = q;
+  return OkStatus();
+}
+
+Status ParseTransform(const v1::Transform& xf, std::string_view field, Transform* out) {
+  Transform t;
+  if (Status s = ParsePoint(xf.position(), Join(field, ".position"), &t.p); !s.ok()) return s;
+  if (Status s = ParseRot(xf.has_rotation(), xf.rotation(), Join(field, ".rotation"), &t.q); !s.ok()) return s;
+  *out = t;
+  return OkStatus();
+}
+
+Status ParsePoint(const v1::Vec2& point, std::string_view field, Vec2* out) {
+  Vec2 p;
+  if (Status s = ParseVec2(point, field, &p); !s.ok()) return s;
+  if (Status s = ValidatePoint(p, ""); !s.ok()) return Prefixed(std::move(s), field);
+  *out = p;
+  return OkStatus();
+}
+
+Status ParseTranslation(const v1::Vec2& translation, std::string_view field, Vec2* out) {
+  // ValidateRay owns the translation limit; a ray from the origin checks
+  // exactly that and nothing else.
+  RayCastInput probe{Vec2{}, Vec2{}, kFixedOne};
+  if (Status s = ParseVec2(translation, field, &probe.translation); !s.ok()) return s;
+  if (Status s = ValidateRay(probe, ""); !s.ok()) {
+    return OutOfRangeError(Join(field, ": beyond +-2^30 units"));
+  }
+  *out = probe.translation;
+  return OkStatus();
+}
+
+Status ParseAabb(const v1::Aabb& box, std::string_view field, Aabb* out) {
+  Aabb b;
+  if (HasMinRaw(box.lower())) return MinRawError(Join(field, ".lower"));
+  b.lower = FromProto(box.lower());
+  if (HasMinRaw(box.upper())) return MinRawError(Join(field, ".upper"));
+  b.upper = FromProto(box.upper());
+  if (Status s = ValidateAabb(b, ""); !s.ok()) return Prefixed(std::move(s), field);
+  *out = b;
+  return OkStatus();
+}
+
+Status ParseRay(const v1::Ray& ray, std::string_view field, RayCastInput* out) {
+  RayCastInput r{Vec2{}, Vec2{}, kFixedOne};
+  if (HasMinRaw(ray.origin())) return MinRawError(Join(field, ".origin"));
+  r.origin = FromProto(ray.origin());
+  if (HasMinRaw(ray.translation())) return MinRawError(Join(field, ".translation"));
+  r.translation = FromProto(ray.translation());
+  if (ray.has_max_fraction()) r.max_fraction = Fixed::FromRaw(ray.max_fraction());
+  if (Status s = ValidateRay(r, ""); !s.ok()) return Prefixed(std::move(s), field);
+  *out = r;
+  return OkStatus();
+}
+
+Status ParseRayColumns(const v1::RayColumns& columns, std::string_view field, std::vector<RayCastInput>* out) {
+  const int n = columns.origin_x_size();
+  if (columns.origin_y_size() != n || columns.translation_x_size() != n || columns.translation_y_size() != n) {
+    return InvalidArgumentError(Join(field, ": origin_x, origin_y, translation_x and translation_y differ in length (") +
+                                std::to_string(n) + ", " + std::to_string(columns.origin_y_size()) + ", " +
+                                std::to_string(columns.translation_x_size()) + ", " +
+                                std::to_string(columns.translation_y_size()) + ")");
+  }
+  const size_t first = out->size();
+  out->reserve(first + static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    if (columns.origin_x(i) == kMinRaw || columns.origin_y(i) == kMinRaw || columns.translation_x(i) == kMinRaw ||
+        columns.translation_y(i) == kMinRaw) {
+      out->resize(first);
+      return OutOfRangeError(Join(field, "[") + std::to_string(i) + "]: raw value -2^63 is not accepted");
+    }
+    const RayCastInput r{{Fixed::FromRaw(columns.origin_x(i)), Fixed::FromRaw(columns.origin_y(i))},
+                         {Fixed::FromRaw(columns.translation_x(i)), Fixed::FromRaw(columns.translation_y(i))},
+                         kFixedOne};
+    if (Status s = ValidateRay(r, ""); !s.ok()) {
+      out->resize(first);
+      // ".origin: ..." names the column pair; say which row.
+      return Status(s.code(), Join(field, "[") + std::to_string(i) + "]" + s.message());
+    }
+    out->push_back(r);
+  }
+  return OkStatus();
+}
+
+Status ParseShape(const v1::Shape& shape, std::string_view field, Shape* out) {
+  switch (shape.kind_case()) {
+    case v1::Shape::kCircle: {
+      Circle c{Vec2{}, Fixed::FromRaw(shape.circle().radius())};
+      if (HasMinRaw(shape.circle().center())) return MinRawError(Join(field, ".circle.center"));
+      c.center = FromProto(shape.circle().center());
+      if (Status s = ShapeStatus(ValidateCircle(c), field, "circle"); !s.ok()) return s;
+      *out = Shape::FromCircle(c);
+      return OkStatus();
+    }
+    case v1::Shape::kBox: {
+      const v1::Box& box = shape.box();
+      Rot rotation;
+      if (Status s = ParseRot(box.has_rotation(), box.rotation(), Join(field, ".box.rotation"), &rotation); !s.ok()) {
+        return s;
+      }
+      Vec2 center;
+      if (HasMinRaw(box.center())) return MinRawError(Join(field, ".box.center"));
+      center = FromProto(box.center());
+      Polygon polygon;
+      const ShapeError error = MakeOffsetBox(Fixed::FromRaw(box.half_extents().x()), Fixed::FromRaw(box.half_extents().y()),
+                                             center, rotation, &polygon);
+      if (Status s = ShapeStatus(error, field, "box"); !s.ok()) return s;
+      *out = Shape::FromPolygon(polygon);
+      return OkStatus();
+    }
+    case v1::Shape::kPolygon: {
+      const v1::Polygon& p = shape.polygon();
+      // Checked before copying into the fixed-size vertex array.
+      if (p.points_size() > kMaxPolygonVertices) return ShapeStatus(ShapeError::kTooManyVertices, field, "polygon");
+      Vec2 points[kMaxPolygonVertices];
+      for (int i = 0; i < p.points_size(); ++i) {
+        if (HasMinRaw(p.points(i))) {
+          return MinRawError(Join(field, ".polygon.points[") + std::to_string(i) + "]");
+        }
+        points[i] = FromProto(p.points(i));
+      }
+      Polygon polygon;
+      const ShapeError error =
+          MakePolygon(std::span<const Vec2>(points, static_cast<size_t>(p.points_size())), Fixed::FromRaw(p.radius()), &polygon);
+      if (Status s = ShapeStatus(error, field, "polygon"); !s.ok()) return s;
+      *out = Shape::FromPolygon(polygon);
+      return OkStatus();
+    }
+    case v1::Shape::kCapsule: {
+      Capsule c{Vec2{}, Vec2{}, Fixed::FromRaw(shape.capsule().radius())};
+      if (HasMinRaw(shape.capsule().center1())) return MinRawError(Join(field, ".capsule.center1"));
+      c.center1 = FromProto(shape.capsule().center1());
+      if (HasMinRaw(shape.capsule().center2())) return MinRawError(Join(field, ".capsule.center2"));
+      c.center2 = FromProto(shape.capsule().center2());
+      if (Status s = ShapeStatus(ValidateCapsule(c), field, "capsule"); !s.ok()) return s;
+      *out = Shape::FromCapsule(c);
+      return OkStatus();
+    }
+    case v1::Shape::kSegment: {
+      Segment g;
+      if (HasMinRaw(shape.segment().point1())) return MinRawError(Join(field, ".segment.point1"));
+      g.point1 = FromProto(shape.segment().point1());
+      if (HasMinRaw(shape.segment().point2())) return MinRawError(Join(field, ".segment.point2"));
+      g.point2 = FromProto(shape.segment().point2());
+      if (Status s = ShapeStatus(ValidateSegment(g), field, "segment"); !s.ok()) return s;
+      *out = Shape::FromSegment(g);
+      return OkStatus();
+    }
+    case v1::Shape::KIND_NOT_SET:
+      break;
+  }
+  return InvalidArgumentError(Join(field, ": no shape kind set (circle, box, polygon, capsule or segment)"));
+}
+
+Filter ParseFilter(bool has, const v1::Filter& filter) {
+  if (!has) return Filter{};
+  return Filter{filter.category_bits(), filter.mask_bits(), filter.group_index()};
+}
+
+Status ParseShapeDef(const v1::ShapeDef& def, std::string_view field, ShapeDef* out) {
+  ShapeDef d;
+  if (!def.has_shape()) return InvalidArgumentError(Join(field, ".shape: required"));
+  if (Status s = ParseShape(def.shape(), Join(field, ".shape"), &d.shape); !s.ok()) return s;
+  d.filter = ParseFilter(def.has_filter(), def.filter());
+  d.is_sensor = def.is_sensor();
+  if (def.has_friction()) d.friction = Fixed::FromRaw(def.friction());
+  d.restitution = Fixed::FromRaw(def.restitution());
+  if (def.has_density()) d.density = Fixed::FromRaw(def.density());
+  d.user_tag = def.user_tag();
+  *out = std::move(d);
+  return OkStatus();
+}
+
+Status ParseBodyType(v1::BodyType type, std::string_view field, BodyType* out) {
+  switch (type) {
+    case v1::BODY_TYPE_STATIC: *out = BodyType::kStatic; return OkStatus();
+    case v1::BODY_TYPE_KINEMATIC: *out = BodyType::kKinematic; return OkStatus();
+    case v1::BODY_TYPE_DYNAMIC: *out = BodyType::kDynamic; return OkStatus();
+    case v1::BODY_TYPE_UNSPECIFIED: return InvalidArgumentError(Join(field, ": BODY_TYPE_UNSPECIFIED; set a body type"));
+    default: break;
+  }
+  return InvalidArgumentError(Join(field, ": unknown body type ") + std::to_string(static_cast<int>(type)));
+}
+
+Status ParseBodyDef(const v1::BodyDef& def, std::string_view field, BodyDef* out) {
+  BodyDef d;
+  d.id = def.id();
+  if (Status s = ParseBodyType(def.type(), Join(field, ".type"), &d.type); !s.ok()) return s;
+  if (Status s = ParseTransform(def.transform(), Join(field, ".transform"), &d.transform); !s.ok()) return s;
+  if (HasMinRaw(def.linear_velocity())) return MinRawError(Join(field, ".linear_velocity"));
+  d.linear_velocity = FromProto(def.linear_velocity());
+  if (def.angular_velocity() == kMinRaw) return MinRawError(Join(field, ".angular_velocity"));
+  if (def.gravity_scale() == kMinRaw) return MinRawError(Join(field, ".gravity_scale"));
+  d.angular_velocity = Fixed::FromRaw(def.angular_velocity());
+  d.linear_damping = Fixed::FromRaw(def.linear_damping());
+  d.angular_damping = Fixed::FromRaw(def.angular_damping());
+  if (def.has_gravity_scale()) d.gravity_scale = Fixed::FromRaw(def.gravity_scale());
+  d.is_bullet = def.is_bullet();
+  // The core rejects an empty shape list too, but checking here keeps the
+  // per-shape loop below from being the first to notice anything.
+  if (def.shapes_size() == 0) return InvalidArgumentError(Join(field, ".shapes: a body needs at least one shape"));
+  d.shapes.resize(static_cast<size_t>(def.shapes_size()));
+  for (int i = 0; i < def.shapes_size(); ++i) {
+    const std::string shape_field = Join(field, ".shapes[") + std::to_string(i) + "]";
+    if (Status s = ParseShapeDef(def.shapes(i), shape_field, &d.shapes[static_cast<size_t>(i)]); !s.ok()) return s;
+  }
+  *out = std::move(d);
+  return OkStatus();
+}
+
+Status ParseQueryFilter(const v1::QueryFilter& filter, std::string_view field, OwnedQueryFilter* out) {
+  QueryFilter f;
+  if (filter.has_category_bits()) f.category_bits = filter.category_bits();
+  if (filter.has_mask_bits()) f.mask_bits = filter.mask_bits();
+  f.include_sensors = filter.include_sensors();
+  if (filter.body_types_size() > 0) {
+    f.body_types = 0;
+    for (int i = 0; i < filter.body_types_size(); ++i) {
+      BodyType type;
+      const std::string type_field = Join(field, ".body_types[") + std::to_string(i) + "]";
+      if (Status s = ParseBodyType(filter.body_types(i), type_field, &type); !s.ok()) return s;
+      f.body_types |= static_cast<uint8_t>(1u << static_cast<uint8_t>(type));
+    }
+  }
+  out->filter_ = f;
+  out->exclude_.assign(filter.exclude_bodies().begin(), filter.exclude_bodies().end());
+  return OkStatus();
+}
+
+Status ParseBodyUpdate(const v1::BodyUpdate& update, std::string_view field, BodyUpdate* out) {
+  BodyUpdate u;
+  u.body_id = update.body_id();
+  if (u.body_id == 0) return InvalidArgumentError(Join(field, ".body_id: must be non-zero"));
+  if (update.has_transform()) {
+    Transform xf;
+    if (Status s = ParseTransform(update.transform(), Join(field, ".transform"), &xf); !s.ok()) return s;
+    u.transform = xf;
+  }
+  if (update.has_velocity()) {
+    Vec2 linear;
+    if (HasMinRaw(update.velocity().linear())) return MinRawError(Join(field, ".velocity.linear"));
+    linear = FromProto(update.velocity().linear());
+    if (update.velocity().angular() == kMinRaw) return MinRawError(Join(field, ".velocity.angular"));
+    u.velocity = std::make_pair(linear, Fixed::FromRaw(update.velocity().angular()));
+  }
+  for (const v1::ShapeFilterUpdate& f : update.filters()) {
+    u.filters.emplace_back(f.shape_index(), ParseFilter(f.has_filter(), f.filter()));
+  }
+  if (!u.transform && !u.velocity && u.filters.empty()) {
+    return InvalidArgumentError(Join(field, ": nothing to update (set transform, velocity or filters)"));
+  }
+  *out = std::move(u);
+  return OkStatus();
+}
+
+v1::BodyType ToProto(BodyType type) {
+  switch (type) {
+    case BodyType::kStatic: return v1::BODY_TYPE_STATIC;
+    case BodyType::kKinematic: return v1::BODY_TYPE_KINEMATIC;
+    case BodyType::kDynamic: return v1::BODY_TYPE_DYNAMIC;
+  }
+  return v1::BODY_TYPE_UNSPECIFIED;
+}
+
+void ToProto(const ShapeRef& ref, v1::ShapeRef* out) {
+  out->set_body_id(ref.body_id);
+  out->set_shape_index(ref.shape_index);
+}
+
+void ToProto(const CastHit& hit, v1::Hit* out) {
+  out->set_body_id(hit.shape.body_id);
+  out->set_shape_index(hit.shape.shape_index);
+  out->set_user_tag(hit.user_tag);
+  out->set_fraction(hit.fraction.raw());
+  ToProto(hit.point, out->mutable_point());
+  ToProto(hit.normal, out->mutable_normal());
+}
+
+void ToProto(const BodyView& body, v1::BodyState* out) {
+  out->set_id(body.id);
+  out->set_type(ToProto(body.type));
+  ToProto(body.transform, out->mutable_transform());
+  ToProto(body.linear_velocity, out->mutable_linear_velocity());
+  out->set_angular_velocity(body.angular_velocity.raw());
+  out->set_shape_count(body.shape_count);
+}
+
+namespace {
+
+void ContactToProto(const ContactEvent& e, v1::ContactEvent* out) {
+  ToProto(e.a, out->mutable_a());
+  ToProto(e.b, out->mutable_b());
+  ToProto(e.point, out->mutable_point());
+  ToProto(e.normal, out->mutable_normal());
+  out->set_approach_speed(e.approach_speed.raw());
+}
+
+void SensorToProto(const SensorEvent& e, v1::SensorEvent* out) {
+  ToProto(e.sensor, out->mutable_sensor());
+  ToProto(e.visitor, out->mutable_visitor());
+}
+
+}  // namespace
+
+void ToProto(const TickEvents& events, int64_t tick, v1::TickEvents* out) {
+  out->set_tick(tick);
+  for (const ContactEvent& e : events.contact_begin) ContactToProto(e, out->add_contact_begin());
+  for (const ContactEvent& e : events.contact_end) ContactToProto(e, out->add_contact_end());
+  for (const SensorEvent& e : events.sensor_enter) SensorToProto(e, out->add_sensor_enter());
+  for (const SensorEvent& e : events.sensor_exit) SensorToProto(e, out->add_sensor_exit());
+}
+
+void ToProto(const Shape& shape, v1::Shape* out) {
+  switch (shape.type) {
+    case ShapeType::kCircle:
+      ToProto(shape.circle.center, out->mutable_circle()->mutable_center());
+      out->mutable_circle()->set_radius(shape.circle.radius.raw());
+      return;
+    case ShapeType::kCapsule:
+      ToProto(shape.capsule.center1, out->mutable_capsule()->mutable_center1());
+      ToProto(shape.capsule.center2, out->mutable_capsule()->mutable_center2());
+      out->mutable_capsule()->set_radius(shape.capsule.radius.raw());
+      return;
+    case ShapeType::kSegment:
+      ToProto(shape.segment.point1, out->mutable_segment()->mutable_point1());
+      ToProto(shape.segment.point2, out->mutable_segment()->mutable_point2());
+      return;
+    case ShapeType::kPolygon: {
+      // The vertices alone determine the polygon: the server rebuilds it with
+      // MakePolygon, which is how boxes were built too (MakeOffsetBox), so
+      // normals, centroid and mass come out bit-identical.
+      v1::Polygon* p = out->mutable_polygon();
+      for (int i = 0; i < shape.polygon.count; ++i) ToProto(shape.polygon.vertices[static_cast<size_t>(i)], p->add_points());
+      p->set_radius(shape.polygon.radius.raw());
+      return;
+    }
+  }
+}
+
+void ToProto(const Filter& filter, v1::Filter* out) {
+  out->set_category_bits(filter.category_bits);
+  out->set_mask_bits(filter.mask_bits);
+  out->set_group_index(filter.group_index);
+}
+
+void ToProto(const ShapeDef& def, v1::ShapeDef* out) {
+  ToProto(def.shape, out->mutable_shape());
+  if (!(def.filter == Filter{})) ToProto(def.filter, out->mutable_filter());
+  out->set_is_sensor(def.is_sensor);
+  out->set_friction(def.friction.raw());
+  out->set_restitution(def.restitution.raw());
+  out->set_density(def.density.raw());
+  out->set_user_tag(def.user_tag);
+}
+
+void ToProto(const BodyDef& def, v1::BodyDef* out) {
+  out->set_id(def.id);
+  out->set_type(ToProto(def.type));
+  ToProto(def.transform, out->mutable_transform());
+  ToProto(def.linear_velocity, out->mutable_linear_velocity());
+  out->set_angular_velocity(def.angular_velocity.raw());
+  out->set_linear_damping(def.linear_damping.raw());
+  out->set_angular_damping(def.angular_damping.raw());
+  out->set_gravity_scale(def.gravity_scale.raw());
+  out->set_is_bullet(def.is_bullet);
+  for (const ShapeDef& s : def.shapes) ToProto(s, out->add_shapes());
+}
+
+CastHit FromProto(const v1::Hit& hit) {
+  CastHit h;
+  h.shape = {hit.body_id(), hit.shape_index()};
+  h.user_tag = hit.user_tag();
+  h.fraction = Fixed::FromRaw(hit.fraction());
+  h.point = FromProto(hit.point());
+  h.normal = FromProto(hit.normal());
+  return h;
+}
+
+std::optional<BodyType> FromProto(v1::BodyType type) {
+  switch (type) {
+    case v1::BODY_TYPE_STATIC: return BodyType::kStatic;
+    case v1::BODY_TYPE_KINEMATIC: return BodyType::kKinematic;
+    case v1::BODY_TYPE_DYNAMIC: return BodyType::kDynamic;
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace arbiter::wire

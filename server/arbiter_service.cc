@@ -1,0 +1,332 @@
+#include "arbiter_service.h"
+
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <utility>
+
+#include "status_convert.h"
+
+namespace arbiter::server {
+namespace {
+
+CancelFn CancelOf(grpc::CallbackServerContext* context) {
+  return [context] { return context->IsCancelled(); };
+}
+
+absl::Status Unavailable() { return absl::UnavailableError("server shutting down"); }
+
+}  // namespace
+
+ArbiterService::ArbiterService(Operations* operations, WorkerPool* pool, size_t max_watch_backlog)
+    : operations_(operations), pool_(pool), max_watch_backlog_(max_watch_backlog) {}
+
+absl::Status ArbiterService::CheckReplySize(absl::Status status, const google::protobuf::Message& reply) const {
+  if (!status.ok()) return status;
+  const size_t bytes = reply.ByteSizeLong();
+  if (bytes > operations_->limits().max_message_bytes) {
+    return absl::ResourceExhaustedError("reply: " + std::to_string(bytes) + " bytes exceed --max_message_bytes (" +
+                                        std::to_string(operations_->limits().max_message_bytes) +
+                                        "); split the request into smaller batches");
+  }
+  return status;
+}
+
+template <class Reply>
+grpc::ServerUnaryReactor* ArbiterService::RunRead(grpc::CallbackServerContext* context, absl::StatusOr<ReadOp> op,
+                                                  const Reply* reply) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  if (!op.ok()) {
+    reactor->Finish(ToGrpc(op.status()));
+    return reactor;
+  }
+  const CancelFn cancelled = CancelOf(context);
+  absl::Status status;
+  if (op->entry->TryRead([&](const World& world) { status = op->run(world, cancelled); })) {
+    reactor->Finish(ToGrpc(CheckReplySize(std::move(status), *reply)));
+    return reactor;
+  }
+  // A step or mutation holds (or awaits) the lock: wait on a worker.
+  auto task = [this, op = std::move(*op), cancelled, reactor, reply] {
+    if (cancelled()) {
+      reactor->Finish(ToGrpc(absl::CancelledError("cancelled before it ran")));
+      return;
+    }
+    const absl::Status s = op.entry->Read([&](const World& world) { return op.run(world, cancelled); });
+    reactor->Finish(ToGrpc(CheckReplySize(s, *reply)));
+  };
+  if (!pool_->Submit(std::move(task))) reactor->Finish(ToGrpc(Unavailable()));
+  return reactor;
+}
+
+template <class Reply, class Work>
+grpc::ServerUnaryReactor* ArbiterService::RunOnPool(grpc::CallbackServerContext* context, const Reply* reply, Work work) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  const CancelFn cancelled = CancelOf(context);
+  auto task = [this, work = std::move(work), cancelled, reactor, reply] {
+    if (cancelled()) {
+      reactor->Finish(ToGrpc(absl::CancelledError("cancelled before it ran")));
+      return;
+    }
+    reactor->Finish(ToGrpc(CheckReplySize(work(cancelled), *reply)));
+  };
+  if (!pool_->Submit(std::move(task))) reactor->Finish(ToGrpc(Unavailable()));
+  return reactor;
+}
+
+// ---- Unary calls ---------------------------------------------------------------------
+
+grpc::ServerUnaryReactor* ArbiterService::CreateWorld(grpc::CallbackServerContext* context,
+                                                      const v1::CreateWorldRequest* request,
+                                                      v1::CreateWorldResponse* reply) {
+  return RunOnPool(context, reply, [this, request, reply](const CancelFn& c) {
+    return operations_->CreateWorld(*request, reply, c);
+  });
+}
+
+grpc::ServerUnaryReactor* ArbiterService::DeleteWorld(grpc::CallbackServerContext* context,
+                                                      const v1::DeleteWorldRequest* request,
+                                                      v1::DeleteWorldResponse* reply) {
+  return RunOnPool(context, reply,
+                   [this, request, reply](const CancelFn&) { return operations_->DeleteWorld(*request, reply); });
+}
+
+grpc::ServerUnaryReactor* ArbiterService::ListWorlds(grpc::CallbackServerContext* context,
+                                                     const v1::ListWorldsRequest* request, v1::ListWorldsResponse* reply) {
+  return RunOnPool(context, reply,
+                   [this, request, reply](const CancelFn&) { return operations_->ListWorlds(*request, reply); });
+}
+
+grpc::ServerUnaryReactor* ArbiterService::DescribeWorld(grpc::CallbackServerContext* context,
+                                                        const v1::DescribeWorldRequest* request,
+                                                        v1::DescribeWorldResponse* reply) {
+  return RunRead(context, operations_->PrepareDescribeWorld(*request, reply), reply);
+}
+
+grpc::ServerUnaryReactor* ArbiterService::AddBodies(grpc::CallbackServerContext* context,
+                                                    const v1::AddBodiesRequest* request, v1::AddBodiesResponse* reply) {
+  return RunOnPool(context, reply,
+                   [this, request, reply](const CancelFn&) { return operations_->AddBodies(*request, reply); });
+}
+
+grpc::ServerUnaryReactor* ArbiterService::RemoveBodies(grpc::CallbackServerContext* context,
+                                                       const v1::RemoveBodiesRequest* request,
+                                                       v1::RemoveBodiesResponse* reply) {
+  return RunOnPool(context, reply,
+                   [this, request, reply](const CancelFn&) { return operations_->RemoveBodies(*request, reply); });
+}
+
+grpc::ServerUnaryReactor* ArbiterService::UpdateBodies(grpc::CallbackServerContext* context,
+                                                       const v1::UpdateBodiesRequest* request,
+                                                       v1::UpdateBodiesResponse* reply) {
+  return RunOnPool(context, reply,
+                   [this, request, reply](const CancelFn&) { return operations_->UpdateBodies(*request, reply); });
+}
+
+grpc::ServerUnaryReactor* ArbiterService::CastRays(grpc::CallbackServerContext* context,
+                                                   const v1::CastRaysRequest* request, v1::CastRaysResponse* reply) {
+  return RunRead(context, operations_->PrepareCastRays(*request, reply), reply);
+}
+
+grpc::ServerUnaryReactor* ArbiterService::Overlap(grpc::CallbackServerContext* context,
+                                                  const v1::OverlapRequest* request, v1::OverlapResponse* reply) {
+  return RunRead(context, operations_->PrepareOverlap(*request, reply), reply);
+}
+
+grpc::ServerUnaryReactor* ArbiterService::CastShapes(grpc::CallbackServerContext* context,
+                                                     const v1::CastShapesRequest* request, v1::CastShapesResponse* reply) {
+  return RunRead(context, operations_->PrepareCastShapes(*request, reply), reply);
+}
+
+grpc::ServerUnaryReactor* ArbiterService::Step(grpc::CallbackServerContext* context, const v1::StepRequest* request,
+                                               v1::StepResponse* reply) {
+  return RunOnPool(context, reply,
+                   [this, request, reply](const CancelFn& c) { return operations_->Step(*request, reply, c); });
+}
+
+grpc::ServerUnaryReactor* ArbiterService::GetStateHash(grpc::CallbackServerContext* context,
+                                                       const v1::GetStateHashRequest* request,
+                                                       v1::GetStateHashResponse* reply) {
+  return RunRead(context, operations_->PrepareGetStateHash(*request, reply), reply);
+}
+
+grpc::ServerUnaryReactor* ArbiterService::GetSnapshot(grpc::CallbackServerContext* context,
+                                                      const v1::GetSnapshotRequest* request,
+                                                      v1::GetSnapshotResponse* reply) {
+  return RunRead(context, operations_->PrepareGetSnapshot(*request, reply), reply);
+}
+
+grpc::ServerUnaryReactor* ArbiterService::Restore(grpc::CallbackServerContext* context, const v1::RestoreRequest* request,
+                                                  v1::RestoreResponse* reply) {
+  return RunOnPool(context, reply,
+                   [this, request, reply](const CancelFn&) { return operations_->Restore(*request, reply); });
+}
+
+// ---- WatchEvents -----------------------------------------------------------------------
+
+// One watcher: a queue between the world's broadcaster (which pushes under
+// its own lock, from the stepping thread) and gRPC's write completions.
+// At most one write is in flight; Finish waits for it.
+class ArbiterService::WatchReactor final : public grpc::ServerWriteReactor<v1::TickEvents>, public EventSink {
+ public:
+  /// Subscribes to the world's events; with no world, finishes at once
+  /// with `error`.
+  WatchReactor(absl::StatusOr<std::shared_ptr<WorldEntry>> entry, size_t max_backlog)
+      : entry_(entry.ok() ? *entry : nullptr), max_backlog_(max_backlog) {
+    const absl::Status s = entry.ok() ? entry_->events().Subscribe(this) : entry.status();
+    if (!s.ok()) {
+      entry_.reset();
+      std::lock_guard<std::mutex> lock(mu_);
+      RequestFinishLocked(s);
+    }
+  }
+
+  void OnTick(std::shared_ptr<const v1::TickEvents> events) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (finish_) return;
+    if (queue_.size() >= max_backlog_) {
+      RequestFinishLocked(absl::ResourceExhaustedError("watcher fell more than " + std::to_string(max_backlog_) +
+                                                       " ticks behind"));
+      return;
+    }
+    queue_.push_back(std::move(events));
+    if (!writing_) WriteNextLocked();
+  }
+
+  void OnClose(const absl::Status& status) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    // Ticks already queued are still delivered before the close status.
+    closing_ = status;
+    if (!writing_ && queue_.empty()) RequestFinishLocked(status);
+  }
+
+  void OnWriteDone(bool ok) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    writing_ = false;
+    current_.reset();
+    if (!ok) {
+      RequestFinishLocked(absl::CancelledError("the watcher went away"));
+    } else if (finish_) {
+      DoFinishLocked();
+    } else if (!queue_.empty()) {
+      WriteNextLocked();
+    } else if (closing_) {
+      RequestFinishLocked(*closing_);
+    }
+  }
+
+  void OnCancel() override {
+    std::lock_guard<std::mutex> lock(mu_);
+    RequestFinishLocked(absl::CancelledError("cancelled by the watcher"));
+  }
+
+  void OnDone() override {
+    if (entry_) entry_->events().Unsubscribe(this);
+    delete this;
+  }
+
+ private:
+  void WriteNextLocked() {
+    current_ = std::move(queue_.front());
+    queue_.pop_front();
+    writing_ = true;
+    StartWrite(current_.get());
+  }
+
+  void RequestFinishLocked(const absl::Status& status) {
+    if (finish_) return;
+    finish_ = status;
+    queue_.clear();
+    if (!writing_) DoFinishLocked();
+  }
+
+  void DoFinishLocked() {
+    if (finished_) return;
+    finished_ = true;
+    Finish(ToGrpc(*finish_));
+  }
+
+  std::shared_ptr<WorldEntry> entry_;
+  const size_t max_backlog_;
+  std::mutex mu_;
+  std::deque<std::shared_ptr<const v1::TickEvents>> queue_;
+  std::shared_ptr<const v1::TickEvents> current_;  // the message being written
+  bool writing_ = false;
+  std::optional<absl::Status> closing_;  // the broadcaster closed; finish after the queue
+  std::optional<absl::Status> finish_;   // finishing with this status
+  bool finished_ = false;
+};
+
+grpc::ServerWriteReactor<v1::TickEvents>* ArbiterService::WatchEvents(grpc::CallbackServerContext*,
+                                                                      const v1::WatchEventsRequest* request) {
+  return new WatchReactor(operations_->registry().Find(request->world_id()), max_watch_backlog_);
+}
+
+// ---- QueryStream -------------------------------------------------------------------------
+
+// Reads one CastRaysRequest, answers it, writes the reply, reads the next.
+// One request at a time keeps replies in request order.
+class ArbiterService::QueryStreamReactor final
+    : public grpc::ServerBidiReactor<v1::CastRaysRequest, v1::CastRaysResponse> {
+ public:
+  QueryStreamReactor(ArbiterService* service, grpc::CallbackServerContext* context)
+      : service_(service), context_(context) {
+    StartRead(&request_);
+  }
+
+  void OnReadDone(bool ok) override {
+    if (!ok) {  // the client half-closed (or went away): done
+      Finish(grpc::Status::OK);
+      return;
+    }
+    reply_.Clear();
+    absl::StatusOr<ReadOp> op = service_->operations_->PrepareCastRays(request_, &reply_);
+    if (!op.ok()) {
+      Finish(ToGrpc(op.status()));
+      return;
+    }
+    const CancelFn cancelled = CancelOf(context_);
+    absl::Status status;
+    if (op->entry->TryRead([&](const World& world) { status = op->run(world, cancelled); })) {
+      Reply(std::move(status));
+      return;
+    }
+    auto task = [this, op = std::move(*op), cancelled] {
+      Reply(op.entry->Read([&](const World& world) { return op.run(world, cancelled); }));
+    };
+    if (!service_->pool_->Submit(std::move(task))) Finish(ToGrpc(Unavailable()));
+  }
+
+  void OnWriteDone(bool ok) override {
+    if (!ok) {
+      Finish(ToGrpc(absl::CancelledError("the client went away")));
+      return;
+    }
+    StartRead(&request_);
+  }
+
+  void OnDone() override { delete this; }
+
+ private:
+  void Reply(absl::Status status) {
+    status = service_->CheckReplySize(std::move(status), reply_);
+    if (!status.ok()) {
+      Finish(ToGrpc(status));
+      return;
+    }
+    StartWrite(&reply_);
+  }
+
+  ArbiterService* service_;
+  grpc::CallbackServerContext* context_;
+  v1::CastRaysRequest request_;
+  v1::CastRaysResponse reply_;
+};
+
+grpc::ServerBidiReactor<v1::CastRaysRequest, v1::CastRaysResponse>* ArbiterService::QueryStream(
+    grpc::CallbackServerContext* context) {
+  return new QueryStreamReactor(this, context);
+}
+
+}  // namespace arbiter::server

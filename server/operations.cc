@@ -1,0 +1,744 @@
+#include "operations.h"
+
+#include <algorithm>
+#include <array>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "arbiter/scene/scene.h"
+#include "arbiter/wire/convert.h"
+#include "status_convert.h"
+
+namespace arbiter::server {
+namespace {
+
+using wire::OwnedQueryFilter;
+
+// Rays per World::CastRaysClosest call, and items between cancellation
+// checks: small enough that a cancelled batch stops within microseconds,
+// large enough that the check costs nothing.
+constexpr size_t kChunk = 256;
+
+// Gravity is bounded like body speeds (2^24 units/s): anything larger would
+// push bodies past the speed limit within a tick.
+constexpr Fixed kMaxGravity = Fixed::FromInt(int64_t{1} << 24);
+constexpr int32_t kDefaultTickHz = 60;
+constexpr int32_t kMaxTickHz = 10000;
+
+std::string Indexed(const char* field, size_t i) { return std::string(field) + "[" + std::to_string(i) + "]"; }
+
+absl::Status WithPrefix(const absl::Status& s, const std::string& prefix) {
+  if (s.ok()) return s;
+  return absl::Status(s.code(), prefix + std::string(s.message()));
+}
+
+absl::Status Cancelled() { return absl::CancelledError("cancelled by the caller (or its deadline passed)"); }
+
+void FillWorldInfo(const std::string& id, const World& world, bool with_hash, v1::WorldInfo* out) {
+  out->set_world_id(id);
+  wire::ToProto(world.def().gravity, out->mutable_gravity());
+  out->set_tick_hz(world.def().tick_hz);
+  out->set_max_bodies(world.def().max_bodies);
+  out->set_tick(world.tick());
+  out->set_body_count(world.body_count());
+  if (with_hash) out->set_state_hash(world.StateHash());
+}
+
+absl::Status ParseMode(v1::CastMode mode, const char* field) {
+  switch (mode) {
+    case v1::CAST_MODE_CLOSEST:
+    case v1::CAST_MODE_ALL:
+    case v1::CAST_MODE_ANY: return absl::OkStatus();
+    case v1::CAST_MODE_UNSPECIFIED:
+      return absl::InvalidArgumentError(std::string(field) + ": CAST_MODE_UNSPECIFIED; set CLOSEST, ALL or ANY");
+    default: break;
+  }
+  return absl::InvalidArgumentError(std::string(field) + ": unknown cast mode " + std::to_string(static_cast<int>(mode)));
+}
+
+// ---- Scene files -------------------------------------------------------------------
+
+absl::StatusOr<std::string> ResolveScenePath(const std::string& scene_dir, const std::string& name) {
+  namespace fs = std::filesystem;
+  if (scene_dir.empty()) {
+    return absl::FailedPreconditionError("scene: this server loads no scene files (start it with --scene_dir)");
+  }
+  const fs::path rel(name);
+  bool escapes = rel.is_absolute() || rel.has_root_name();
+  for (const fs::path& part : rel) escapes = escapes || part == "..";
+  if (escapes) return absl::InvalidArgumentError("scene: must be a relative path inside the scene directory, without '..'");
+  std::error_code ec;
+  const fs::path base = fs::weakly_canonical(scene_dir, ec);
+  const fs::path full = fs::weakly_canonical(base / rel, ec);
+  // A symbolic link inside the directory may still point out of it.
+  const auto [mismatch, unused] = std::mismatch(base.begin(), base.end(), full.begin(), full.end());
+  if (ec || mismatch != base.end()) {
+    return absl::InvalidArgumentError("scene: '" + name + "' resolves outside the scene directory");
+  }
+  if (!fs::is_regular_file(full, ec)) return absl::NotFoundError("scene: no scene file '" + name + "'");
+  return full.string();
+}
+
+absl::Status LoadScene(const std::string& path, const std::string& shown_name, scene::Scene* out) {
+  const arbiter::Status s = scene::LoadSceneFile(path, out);
+  if (s.ok()) return absl::OkStatus();
+  // The loader prefixes its messages with the server-side path; callers
+  // named the file relative to the scene directory.
+  std::string message = s.message();
+  if (message.rfind(path, 0) == 0) message.erase(0, path.size());
+  return FromCore(arbiter::Status(s.code(), "scene '" + shown_name + "'" + message));
+}
+
+// ---- Body updates ------------------------------------------------------------------
+
+// Checks everything about an update that depends on the world but not on
+// other updates: the body exists, it can move if a velocity is set, and
+// every shape index exists. Bodies neither appear nor change type during a
+// Step, so this holds for every tick of a step.
+absl::Status CheckUpdateAgainstWorld(const World& world, const wire::BodyUpdate& u, const std::string& field) {
+  const std::optional<BodyView> body = world.FindBody(u.body_id);
+  if (!body) return absl::NotFoundError(field + ".body_id: no body " + std::to_string(u.body_id));
+  if (u.velocity && body->type == BodyType::kStatic) {
+    return absl::FailedPreconditionError(field + ".velocity: body " + std::to_string(u.body_id) +
+                                         " is static and cannot move");
+  }
+  for (size_t k = 0; k < u.filters.size(); ++k) {
+    if (u.filters[k].first >= body->shape_count) {
+      return absl::NotFoundError(field + ".filters[" + std::to_string(k) + "].shape_index: body " +
+                                 std::to_string(u.body_id) + " has " + std::to_string(body->shape_count) + " shape(s)");
+    }
+  }
+  return absl::OkStatus();
+}
+
+// What an applied update overwrote, to put it back.
+struct Undo {
+  enum class Kind { kTransform, kVelocity, kFilter } kind;
+  uint64_t body_id = 0;
+  Transform transform;
+  Vec2 linear;
+  Fixed angular;
+  uint32_t shape_index = 0;
+  Filter filter;
+};
+
+void MustSucceed(const arbiter::Status& s) {
+  // Undo writes values the world held a moment ago; the core accepted them
+  // then and accepts them now. Anything else is a core bug worth a crash
+  // rather than a silently half-rolled-back world.
+  if (!s.ok()) std::abort();
+}
+
+void RollBack(World& world, std::vector<Undo>& undo) {
+  for (auto it = undo.rbegin(); it != undo.rend(); ++it) {
+    switch (it->kind) {
+      case Undo::Kind::kTransform: MustSucceed(world.SetBodyTransform(it->body_id, it->transform)); break;
+      case Undo::Kind::kVelocity: MustSucceed(world.SetBodyVelocity(it->body_id, it->linear, it->angular)); break;
+      case Undo::Kind::kFilter: MustSucceed(world.SetShapeFilter(it->body_id, it->shape_index, it->filter)); break;
+    }
+  }
+  undo.clear();
+}
+
+// Applies one update, recording what it overwrote in *undo. On failure the
+// caller rolls back. `field` names the update in error messages.
+absl::Status ApplyUpdate(World& world, const wire::BodyUpdate& u, const std::string& field, std::vector<Undo>* undo) {
+  if (absl::Status s = CheckUpdateAgainstWorld(world, u, field); !s.ok()) return s;
+  const BodyView before = *world.FindBody(u.body_id);
+  if (u.transform) {
+    undo->push_back({Undo::Kind::kTransform, u.body_id, before.transform, {}, {}, 0, {}});
+    if (absl::Status s = FromCore(world.SetBodyTransform(u.body_id, *u.transform)); !s.ok()) {
+      undo->pop_back();
+      return WithPrefix(s, field + ".");
+    }
+  }
+  if (u.velocity) {
+    undo->push_back({Undo::Kind::kVelocity, u.body_id, {}, before.linear_velocity, before.angular_velocity, 0, {}});
+    if (absl::Status s = FromCore(world.SetBodyVelocity(u.body_id, u.velocity->first, u.velocity->second)); !s.ok()) {
+      undo->pop_back();
+      return WithPrefix(s, field + ".velocity.");
+    }
+  }
+  if (!u.filters.empty()) {
+    const std::optional<BodyDef> def = world.GetBodyDef(u.body_id);
+    for (size_t k = 0; k < u.filters.size(); ++k) {
+      const auto& [index, filter] = u.filters[k];
+      undo->push_back({Undo::Kind::kFilter, u.body_id, {}, {}, {}, index, def->shapes[index].filter});
+      if (absl::Status s = FromCore(world.SetShapeFilter(u.body_id, index, filter)); !s.ok()) {
+        undo->pop_back();
+        return WithPrefix(s, field + ".filters[" + std::to_string(k) + "].");
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+// ---- Queries ---------------------------------------------------------------------
+
+struct ParsedRays {
+  OwnedQueryFilter filter;
+  std::vector<RayCastInput> rays;
+  v1::CastMode mode = v1::CAST_MODE_CLOSEST;
+  bool columns = false;
+};
+
+void AppendRow(v1::HitColumns* c, size_t query, const CastHit& h) {
+  c->add_query_index(static_cast<uint32_t>(query));
+  c->add_body_id(h.shape.body_id);
+  c->add_shape_index(h.shape.shape_index);
+  c->add_user_tag(h.user_tag);
+  c->add_fraction(h.fraction.raw());
+  c->add_point_x(h.point.x.raw());
+  c->add_point_y(h.point.y.raw());
+  c->add_normal_x(h.normal.x.raw());
+  c->add_normal_y(h.normal.y.raw());
+}
+
+absl::Status RunCastRays(const World& world, const ParsedRays& p, v1::CastRaysResponse* reply, const CancelFn& cancelled) {
+  reply->set_tick(world.tick());
+  const QueryFilter filter = p.filter.Get();
+  const size_t n = p.rays.size();
+  v1::HitColumns* columns = p.columns ? reply->mutable_columns() : nullptr;
+  if (!p.columns) reply->mutable_results()->Reserve(static_cast<int>(n));
+  std::array<std::optional<CastHit>, kChunk> closest;
+  for (size_t start = 0; start < n; start += kChunk) {
+    if (start > 0 && cancelled()) return Cancelled();
+    const size_t count = std::min(kChunk, n - start);
+    const std::span<const RayCastInput> rays(p.rays.data() + start, count);
+    switch (p.mode) {
+      case v1::CAST_MODE_CLOSEST:
+        world.CastRaysClosest(rays, filter, std::span<std::optional<CastHit>>(closest.data(), count));
+        for (size_t i = 0; i < count; ++i) {
+          if (columns != nullptr) {
+            if (closest[i]) AppendRow(columns, start + i, *closest[i]);
+          } else {
+            v1::CastResult* r = reply->add_results();
+            r->set_hit(closest[i].has_value());
+            if (closest[i]) wire::ToProto(*closest[i], r->add_hits());
+          }
+        }
+        break;
+      case v1::CAST_MODE_ALL:
+        for (size_t i = 0; i < count; ++i) {
+          const std::vector<CastHit> hits = world.CastRayAll(rays[i], filter);
+          if (columns != nullptr) {
+            for (const CastHit& h : hits) AppendRow(columns, start + i, h);
+          } else {
+            v1::CastResult* r = reply->add_results();
+            r->set_hit(!hits.empty());
+            for (const CastHit& h : hits) wire::ToProto(h, r->add_hits());
+          }
+        }
+        break;
+      default:  // ANY (the mode was validated)
+        for (size_t i = 0; i < count; ++i) {
+          const bool hit = world.CastRayAny(rays[i], filter);
+          if (columns != nullptr) {
+            if (hit) columns->add_query_index(static_cast<uint32_t>(start + i));
+          } else {
+            reply->add_results()->set_hit(hit);
+          }
+        }
+        break;
+    }
+  }
+  return absl::OkStatus();
+}
+
+struct ParsedOverlap {
+  enum class Kind { kPoint, kAabb, kShape } kind = Kind::kPoint;
+  Vec2 point;
+  Aabb aabb;
+  Shape shape;
+  Transform transform;
+};
+
+struct ParsedOverlaps {
+  OwnedQueryFilter filter;
+  std::vector<ParsedOverlap> queries;
+};
+
+struct ParsedCast {
+  Shape shape;
+  Transform transform;
+  Vec2 translation;
+};
+
+struct ParsedCasts {
+  OwnedQueryFilter filter;
+  std::vector<ParsedCast> casts;
+  v1::CastMode mode = v1::CAST_MODE_CLOSEST;
+};
+
+absl::Status ParseShapeAt(const v1::Shape& shape, const v1::Transform& transform, bool has_shape,
+                          const std::string& field, Shape* shape_out, Transform* transform_out) {
+  if (!has_shape) return absl::InvalidArgumentError(field + ".shape: required");
+  if (absl::Status s = FromCore(wire::ParseShape(shape, field + ".shape", shape_out)); !s.ok()) return s;
+  return FromCore(wire::ParseTransform(transform, field + ".transform", transform_out));
+}
+
+}  // namespace
+
+Operations::Operations(WorldRegistry* registry, ServiceLimits limits) : registry_(registry), limits_(std::move(limits)) {}
+
+absl::Status Operations::CheckBatch(size_t size, const char* field) const {
+  if (size == 0) return absl::InvalidArgumentError(std::string(field) + ": empty batch");
+  if (size > limits_.max_batch) {
+    return absl::ResourceExhaustedError(std::string(field) + ": " + std::to_string(size) +
+                                        " items exceed the batch limit of " + std::to_string(limits_.max_batch) +
+                                        " (--max_batch)");
+  }
+  return absl::OkStatus();
+}
+
+// ---- Reads ---------------------------------------------------------------------------
+
+absl::StatusOr<ReadOp> Operations::PrepareDescribeWorld(const v1::DescribeWorldRequest& request,
+                                                        v1::DescribeWorldResponse* reply) {
+  absl::StatusOr<std::shared_ptr<WorldEntry>> entry = registry_->Find(request.world_id());
+  if (!entry.ok()) return entry.status();
+  const bool bodies = request.include_bodies();
+  const std::string id = request.world_id();
+  return ReadOp{*entry, [reply, bodies, id](const World& world, const CancelFn& cancelled) -> absl::Status {
+                  FillWorldInfo(id, world, true, reply->mutable_world());
+                  if (!bodies) return absl::OkStatus();
+                  const std::vector<uint64_t> ids = world.BodyIds();
+                  reply->mutable_bodies()->Reserve(static_cast<int>(ids.size()));
+                  for (size_t i = 0; i < ids.size(); ++i) {
+                    if (i % kChunk == 0 && i > 0 && cancelled()) return Cancelled();
+                    wire::ToProto(*world.FindBody(ids[i]), reply->add_bodies());
+                  }
+                  return absl::OkStatus();
+                }};
+}
+
+absl::StatusOr<ReadOp> Operations::PrepareCastRays(const v1::CastRaysRequest& request, v1::CastRaysResponse* reply) {
+  reply->set_request_tag(request.request_tag());
+  if (absl::Status s = ParseMode(request.mode(), "mode"); !s.ok()) return s;
+  const bool has_columns = request.has_columns();
+  if (has_columns && request.rays_size() > 0) {
+    return absl::InvalidArgumentError("rays: set either rays or columns, not both");
+  }
+  const size_t count = has_columns ? static_cast<size_t>(request.columns().origin_x_size())
+                                   : static_cast<size_t>(request.rays_size());
+  if (absl::Status s = CheckBatch(count, has_columns ? "columns" : "rays"); !s.ok()) return s;
+  absl::StatusOr<std::shared_ptr<WorldEntry>> entry = registry_->Find(request.world_id());
+  if (!entry.ok()) return entry.status();
+
+  auto parsed = std::make_shared<ParsedRays>();
+  parsed->mode = request.mode();
+  parsed->columns = has_columns;
+  if (absl::Status s = FromCore(wire::ParseQueryFilter(request.filter(), "filter", &parsed->filter)); !s.ok()) return s;
+  if (has_columns) {
+    if (absl::Status s = FromCore(wire::ParseRayColumns(request.columns(), "columns", &parsed->rays)); !s.ok()) return s;
+  } else {
+    parsed->rays.resize(count);
+    for (size_t i = 0; i < count; ++i) {
+      const arbiter::Status s = wire::ParseRay(request.rays(static_cast<int>(i)), "", &parsed->rays[i]);
+      if (!s.ok()) return WithPrefix(FromCore(s), Indexed("rays", i));
+    }
+  }
+  return ReadOp{*entry, [parsed, reply](const World& world, const CancelFn& cancelled) {
+                  return RunCastRays(world, *parsed, reply, cancelled);
+                }};
+}
+
+absl::StatusOr<ReadOp> Operations::PrepareOverlap(const v1::OverlapRequest& request, v1::OverlapResponse* reply) {
+  const size_t count = static_cast<size_t>(request.queries_size());
+  if (absl::Status s = CheckBatch(count, "queries"); !s.ok()) return s;
+  absl::StatusOr<std::shared_ptr<WorldEntry>> entry = registry_->Find(request.world_id());
+  if (!entry.ok()) return entry.status();
+
+  auto parsed = std::make_shared<ParsedOverlaps>();
+  if (absl::Status s = FromCore(wire::ParseQueryFilter(request.filter(), "filter", &parsed->filter)); !s.ok()) return s;
+  parsed->queries.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    const v1::OverlapQuery& q = request.queries(static_cast<int>(i));
+    ParsedOverlap& out = parsed->queries[i];
+    const std::string field = Indexed("queries", i);
+    absl::Status s;
+    switch (q.kind_case()) {
+      case v1::OverlapQuery::kPoint:
+        out.kind = ParsedOverlap::Kind::kPoint;
+        s = FromCore(wire::ParsePoint(q.point(), field + ".point", &out.point));
+        break;
+      case v1::OverlapQuery::kAabb:
+        out.kind = ParsedOverlap::Kind::kAabb;
+        s = FromCore(wire::ParseAabb(q.aabb(), field + ".aabb", &out.aabb));
+        break;
+      case v1::OverlapQuery::kShape:
+        out.kind = ParsedOverlap::Kind::kShape;
+        s = ParseShapeAt(q.shape().shape(), q.shape().transform(), q.shape().has_shape(), field + ".shape", &out.shape,
+                         &out.transform);
+        break;
+      case v1::OverlapQuery::KIND_NOT_SET:
+        s = absl::InvalidArgumentError(field + ": no query kind set (point, aabb or shape)");
+        break;
+    }
+    if (!s.ok()) return s;
+  }
+  return ReadOp{*entry, [parsed, reply](const World& world, const CancelFn& cancelled) -> absl::Status {
+                  reply->set_tick(world.tick());
+                  const QueryFilter filter = parsed->filter.Get();
+                  reply->mutable_results()->Reserve(static_cast<int>(parsed->queries.size()));
+                  for (size_t i = 0; i < parsed->queries.size(); ++i) {
+                    if (i % kChunk == 0 && i > 0 && cancelled()) return Cancelled();
+                    const ParsedOverlap& q = parsed->queries[i];
+                    std::vector<ShapeRef> refs;
+                    switch (q.kind) {
+                      case ParsedOverlap::Kind::kPoint: refs = world.OverlapPoint(q.point, filter); break;
+                      case ParsedOverlap::Kind::kAabb: refs = world.OverlapAabb(q.aabb, filter); break;
+                      case ParsedOverlap::Kind::kShape: refs = world.OverlapShape(q.shape, q.transform, filter); break;
+                    }
+                    v1::OverlapResult* r = reply->add_results();
+                    for (const ShapeRef& ref : refs) wire::ToProto(ref, r->add_shapes());
+                  }
+                  return absl::OkStatus();
+                }};
+}
+
+absl::StatusOr<ReadOp> Operations::PrepareCastShapes(const v1::CastShapesRequest& request, v1::CastShapesResponse* reply) {
+  if (absl::Status s = ParseMode(request.mode(), "mode"); !s.ok()) return s;
+  const size_t count = static_cast<size_t>(request.casts_size());
+  if (absl::Status s = CheckBatch(count, "casts"); !s.ok()) return s;
+  absl::StatusOr<std::shared_ptr<WorldEntry>> entry = registry_->Find(request.world_id());
+  if (!entry.ok()) return entry.status();
+
+  auto parsed = std::make_shared<ParsedCasts>();
+  parsed->mode = request.mode();
+  if (absl::Status s = FromCore(wire::ParseQueryFilter(request.filter(), "filter", &parsed->filter)); !s.ok()) return s;
+  parsed->casts.resize(count);
+  for (size_t i = 0; i < count; ++i) {
+    const v1::ShapeCast& c = request.casts(static_cast<int>(i));
+    ParsedCast& out = parsed->casts[i];
+    const std::string field = Indexed("casts", i);
+    if (absl::Status s = ParseShapeAt(c.shape(), c.transform(), c.has_shape(), field, &out.shape, &out.transform); !s.ok()) {
+      return s;
+    }
+    if (absl::Status s = FromCore(wire::ParseTranslation(c.translation(), field + ".translation", &out.translation));
+        !s.ok()) {
+      return s;
+    }
+  }
+  return ReadOp{*entry, [parsed, reply](const World& world, const CancelFn& cancelled) -> absl::Status {
+                  reply->set_tick(world.tick());
+                  const QueryFilter filter = parsed->filter.Get();
+                  reply->mutable_results()->Reserve(static_cast<int>(parsed->casts.size()));
+                  for (size_t i = 0; i < parsed->casts.size(); ++i) {
+                    if (i % kChunk == 0 && i > 0 && cancelled()) return Cancelled();
+                    const ParsedCast& c = parsed->casts[i];
+                    v1::CastResult* r = reply->add_results();
+                    if (parsed->mode == v1::CAST_MODE_ALL) {
+                      const std::vector<CastHit> hits = world.CastShapeAll(c.shape, c.transform, c.translation, filter);
+                      r->set_hit(!hits.empty());
+                      for (const CastHit& h : hits) wire::ToProto(h, r->add_hits());
+                    } else {
+                      const std::optional<CastHit> hit = world.CastShapeClosest(c.shape, c.transform, c.translation, filter);
+                      r->set_hit(hit.has_value());
+                      if (hit && parsed->mode == v1::CAST_MODE_CLOSEST) wire::ToProto(*hit, r->add_hits());
+                    }
+                  }
+                  return absl::OkStatus();
+                }};
+}
+
+absl::StatusOr<ReadOp> Operations::PrepareGetStateHash(const v1::GetStateHashRequest& request,
+                                                       v1::GetStateHashResponse* reply) {
+  absl::StatusOr<std::shared_ptr<WorldEntry>> entry = registry_->Find(request.world_id());
+  if (!entry.ok()) return entry.status();
+  return ReadOp{*entry, [reply](const World& world, const CancelFn&) {
+                  reply->set_tick(world.tick());
+                  reply->set_state_hash(world.StateHash());
+                  return absl::OkStatus();
+                }};
+}
+
+absl::StatusOr<ReadOp> Operations::PrepareGetSnapshot(const v1::GetSnapshotRequest& request,
+                                                      v1::GetSnapshotResponse* reply) {
+  absl::StatusOr<std::shared_ptr<WorldEntry>> entry = registry_->Find(request.world_id());
+  if (!entry.ok()) return entry.status();
+  return ReadOp{*entry, [reply](const World& world, const CancelFn&) {
+                  const std::vector<uint8_t> bytes = world.Snapshot();
+                  reply->set_tick(world.tick());
+                  reply->set_state_hash(world.StateHash());
+                  reply->set_snapshot(bytes.data(), bytes.size());
+                  return absl::OkStatus();
+                }};
+}
+
+// ---- Worlds ----------------------------------------------------------------------------
+
+absl::Status Operations::CreateWorld(const v1::CreateWorldRequest& request, v1::CreateWorldResponse* reply,
+                                     const CancelFn& cancelled) {
+  if (absl::Status s = ValidateWorldId(request.world_id()); !s.ok()) return s;
+  if (absl::Status s = registry_->CheckCanInsert(request.world_id()); !s.ok()) return s;
+  if (request.bodies_size() > 0) {
+    if (absl::Status s = CheckBatch(static_cast<size_t>(request.bodies_size()), "bodies"); !s.ok()) return s;
+  }
+  if (request.tick_hz() < 0 || request.tick_hz() > kMaxTickHz) {
+    return absl::OutOfRangeError("tick_hz: must be in 1..10000 (0 for the default)");
+  }
+  Vec2 gravity;
+  if (absl::Status s = FromCore(wire::ParseVec2(request.gravity(), "gravity", &gravity)); !s.ok()) return s;
+  if (Abs(gravity.x) > kMaxGravity || Abs(gravity.y) > kMaxGravity) {
+    return absl::OutOfRangeError("gravity: beyond +-2^24 units/s^2");
+  }
+  const uint32_t limit = registry_->limits().max_bodies_per_world;
+  if (request.max_bodies() > limit) {
+    return absl::ResourceExhaustedError("max_bodies: " + std::to_string(request.max_bodies()) +
+                                        " exceeds the server's limit of " + std::to_string(limit) +
+                                        " (--max_bodies_per_world)");
+  }
+  // Parse the inline bodies before the (possibly slow) scene load, so a bad
+  // request fails fast.
+  std::vector<BodyDef> bodies(static_cast<size_t>(request.bodies_size()));
+  for (size_t i = 0; i < bodies.size(); ++i) {
+    const arbiter::Status s = wire::ParseBodyDef(request.bodies(static_cast<int>(i)), Indexed("bodies", i), &bodies[i]);
+    if (!s.ok()) return FromCore(s);
+  }
+
+  WorldDef def;
+  def.tick_hz = kDefaultTickHz;
+  scene::Scene loaded;
+  if (!request.scene().empty()) {
+    absl::StatusOr<std::string> path = ResolveScenePath(limits_.scene_dir, request.scene());
+    if (!path.ok()) return path.status();
+    if (absl::Status s = LoadScene(*path, request.scene(), &loaded); !s.ok()) return s;
+    def = loaded.world;
+  }
+  if (request.has_gravity()) def.gravity = gravity;
+  if (request.tick_hz() != 0) def.tick_hz = request.tick_hz();
+  def.max_bodies = request.max_bodies() != 0 ? request.max_bodies() : limit;
+  if (def.tick_hz < 1 || def.tick_hz > kMaxTickHz) return absl::OutOfRangeError("tick_hz: must be in 1..10000");
+
+  if (cancelled()) return Cancelled();
+  World world(def);
+  if (!loaded.bodies.empty()) {
+    if (absl::Status s = FromCore(world.AddBodies(loaded.bodies)); !s.ok()) {
+      return WithPrefix(s, "scene '" + request.scene() + "': ");
+    }
+  }
+  if (!bodies.empty()) {
+    if (absl::Status s = FromCore(world.AddBodies(bodies)); !s.ok()) return s;
+  }
+  if (cancelled()) return Cancelled();
+  FillWorldInfo(request.world_id(), world, true, reply->mutable_world());
+  absl::StatusOr<std::shared_ptr<WorldEntry>> entry = registry_->Insert(request.world_id(), std::move(world));
+  return entry.status();
+}
+
+absl::StatusOr<std::string> Operations::PreloadScene(const std::string& path) {
+  scene::Scene loaded;
+  if (absl::Status s = FromCore(scene::LoadSceneFile(path, &loaded)); !s.ok()) return s;
+  if (absl::Status s = ValidateWorldId(loaded.name, path + ": name"); !s.ok()) return s;
+  WorldDef def = loaded.world;
+  def.max_bodies = registry_->limits().max_bodies_per_world;
+  World world(def);
+  if (absl::Status s = FromCore(world.AddBodies(loaded.bodies)); !s.ok()) return WithPrefix(s, path + ": ");
+  absl::StatusOr<std::shared_ptr<WorldEntry>> entry = registry_->Insert(loaded.name, std::move(world));
+  if (!entry.ok()) return WithPrefix(entry.status(), path + ": ");
+  return loaded.name;
+}
+
+absl::Status Operations::DeleteWorld(const v1::DeleteWorldRequest& request, v1::DeleteWorldResponse* reply) {
+  absl::StatusOr<std::shared_ptr<WorldEntry>> entry = registry_->Remove(request.world_id());
+  if (!entry.ok()) return entry.status();
+  reply->set_tick((*entry)->Read([](const World& world) { return world.tick(); }));
+  return absl::OkStatus();
+}
+
+absl::Status Operations::ListWorlds(const v1::ListWorldsRequest&, v1::ListWorldsResponse* reply) {
+  for (const std::shared_ptr<WorldEntry>& entry : registry_->List()) {
+    entry->Read([&](const World& world) { FillWorldInfo(entry->id(), world, false, reply->add_worlds()); });
+  }
+  return absl::OkStatus();
+}
+
+// ---- Bodies ----------------------------------------------------------------------------
+
+absl::Status Operations::AddBodies(const v1::AddBodiesRequest& request, v1::AddBodiesResponse* reply) {
+  const size_t count = static_cast<size_t>(request.bodies_size());
+  if (absl::Status s = CheckBatch(count, "bodies"); !s.ok()) return s;
+  absl::StatusOr<std::shared_ptr<WorldEntry>> entry = registry_->Find(request.world_id());
+  if (!entry.ok()) return entry.status();
+  std::vector<BodyDef> bodies(count);
+  for (size_t i = 0; i < count; ++i) {
+    const arbiter::Status s = wire::ParseBodyDef(request.bodies(static_cast<int>(i)), Indexed("bodies", i), &bodies[i]);
+    if (!s.ok()) return FromCore(s);
+  }
+  return (*entry)->Write([&](World& world) -> absl::Status {
+    if (absl::Status s = FromCore(world.AddBodies(bodies)); !s.ok()) return s;
+    reply->set_tick(world.tick());
+    reply->set_body_count(world.body_count());
+    return absl::OkStatus();
+  });
+}
+
+absl::Status Operations::RemoveBodies(const v1::RemoveBodiesRequest& request, v1::RemoveBodiesResponse* reply) {
+  if (absl::Status s = CheckBatch(static_cast<size_t>(request.body_ids_size()), "body_ids"); !s.ok()) return s;
+  absl::StatusOr<std::shared_ptr<WorldEntry>> entry = registry_->Find(request.world_id());
+  if (!entry.ok()) return entry.status();
+  const std::vector<uint64_t> ids(request.body_ids().begin(), request.body_ids().end());
+  return (*entry)->Write([&](World& world) -> absl::Status {
+    if (absl::Status s = FromCore(world.RemoveBodies(ids)); !s.ok()) return s;
+    reply->set_tick(world.tick());
+    reply->set_body_count(world.body_count());
+    return absl::OkStatus();
+  });
+}
+
+absl::Status Operations::UpdateBodies(const v1::UpdateBodiesRequest& request, v1::UpdateBodiesResponse* reply) {
+  const size_t count = static_cast<size_t>(request.updates_size());
+  if (absl::Status s = CheckBatch(count, "updates"); !s.ok()) return s;
+  absl::StatusOr<std::shared_ptr<WorldEntry>> entry = registry_->Find(request.world_id());
+  if (!entry.ok()) return entry.status();
+  std::vector<wire::BodyUpdate> updates(count);
+  for (size_t i = 0; i < count; ++i) {
+    const arbiter::Status s = wire::ParseBodyUpdate(request.updates(static_cast<int>(i)), Indexed("updates", i), &updates[i]);
+    if (!s.ok()) return FromCore(s);
+  }
+  return (*entry)->Write([&](World& world) -> absl::Status {
+    std::vector<Undo> undo;
+    for (size_t i = 0; i < count; ++i) {
+      if (absl::Status s = ApplyUpdate(world, updates[i], Indexed("updates", i), &undo); !s.ok()) {
+        RollBack(world, undo);
+        return s;
+      }
+    }
+    reply->set_tick(world.tick());
+    return absl::OkStatus();
+  });
+}
+
+// ---- Stepping --------------------------------------------------------------------------
+
+absl::Status Operations::Step(const v1::StepRequest& request, v1::StepResponse* reply, const CancelFn& cancelled) {
+  const uint32_t ticks = request.ticks();
+  if (ticks == 0) return absl::InvalidArgumentError("ticks: must be at least 1");
+  if (ticks > limits_.max_step_ticks) {
+    return absl::ResourceExhaustedError("ticks: " + std::to_string(ticks) + " exceed the limit of " +
+                                        std::to_string(limits_.max_step_ticks) + " per call (--max_step_ticks)");
+  }
+  const size_t command_count = static_cast<size_t>(request.commands_size());
+  if (command_count > 0) {
+    if (absl::Status s = CheckBatch(command_count, "commands"); !s.ok()) return s;
+  }
+  absl::StatusOr<std::shared_ptr<WorldEntry>> entry = registry_->Find(request.world_id());
+  if (!entry.ok()) return entry.status();
+
+  // Parse every command; then order them by tick offset, keeping request
+  // order within an offset (stable sort: deterministic).
+  std::vector<wire::BodyUpdate> updates(command_count);
+  std::vector<size_t> order(command_count);
+  for (size_t i = 0; i < command_count; ++i) {
+    const v1::StepCommand& c = request.commands(static_cast<int>(i));
+    const std::string field = Indexed("commands", i);
+    if (c.tick_offset() >= ticks) {
+      return absl::OutOfRangeError(field + ".tick_offset: " + std::to_string(c.tick_offset()) +
+                                   " is not below ticks (" + std::to_string(ticks) + ")");
+    }
+    if (!c.has_update()) return absl::InvalidArgumentError(field + ".update: required");
+    if (absl::Status s = FromCore(wire::ParseBodyUpdate(c.update(), field + ".update", &updates[i])); !s.ok()) return s;
+    order[i] = i;
+  }
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return request.commands(static_cast<int>(a)).tick_offset() < request.commands(static_cast<int>(b)).tick_offset();
+  });
+
+  WorldEntry& world_entry = **entry;
+  return world_entry.Write([&](World& world) -> absl::Status {
+    for (size_t i = 0; i < command_count; ++i) {
+      const std::string field = Indexed("commands", i) + ".update";
+      if (absl::Status s = CheckUpdateAgainstWorld(world, updates[i], field); !s.ok()) return s;
+    }
+    if (cancelled()) return Cancelled();
+    // One tick can be undone with the update undo log alone (the tick itself
+    // runs only after every command applied). Longer runs keep a snapshot
+    // to return to if a later command fails or the caller cancels.
+    std::optional<std::vector<uint8_t>> before;
+    if (ticks > 1) before = world.Snapshot();
+    auto abandon = [&](absl::Status why) {
+      if (before) {
+        World restored;
+        MustSucceed(World::Restore(*before, &restored));
+        world = std::move(restored);
+      }
+      return why;
+    };
+
+    const bool watched = world_entry.events().HasSubscribers();
+    const bool want_events = !request.omit_events() || watched;
+    std::vector<std::shared_ptr<const v1::TickEvents>> published;
+    if (want_events) published.reserve(ticks);
+    TickEvents events;
+    size_t next = 0;
+    for (uint32_t t = 0; t < ticks; ++t) {
+      if (t > 0 && cancelled()) return abandon(Cancelled());
+      std::vector<Undo> undo;
+      for (; next < command_count && request.commands(static_cast<int>(order[next])).tick_offset() == t; ++next) {
+        const size_t i = order[next];
+        if (absl::Status s = ApplyUpdate(world, updates[i], Indexed("commands", i) + ".update", &undo); !s.ok()) {
+          RollBack(world, undo);
+          return abandon(s);
+        }
+      }
+      world.Step(want_events ? &events : nullptr);
+      if (want_events || request.hash_every_tick()) {
+        auto tick = std::make_shared<v1::TickEvents>();
+        if (want_events) {
+          wire::ToProto(events, world.tick(), tick.get());
+        } else {
+          tick->set_tick(world.tick());
+        }
+        if (request.hash_every_tick()) tick->set_state_hash(world.StateHash());
+        published.push_back(std::move(tick));
+      }
+    }
+    reply->set_tick(world.tick());
+    reply->set_state_hash(world.StateHash());
+    if (!request.omit_events()) {
+      reply->mutable_ticks()->Reserve(static_cast<int>(published.size()));
+      for (const auto& tick : published) *reply->add_ticks() = *tick;
+      // Keep the reply deliverable: the ticks happened either way; a reply
+      // the transport would refuse would hide that.
+      if (reply->ByteSizeLong() > limits_.max_message_bytes) {
+        reply->clear_ticks();
+        reply->set_events_truncated(true);
+      }
+    } else if (request.hash_every_tick()) {
+      for (const auto& tick : published) {
+        v1::TickEvents* t = reply->add_ticks();
+        t->set_tick(tick->tick());
+        t->set_state_hash(tick->state_hash());
+      }
+    }
+    if (watched) world_entry.events().Publish(published);
+    return absl::OkStatus();
+  });
+}
+
+absl::Status Operations::Restore(const v1::RestoreRequest& request, v1::RestoreResponse* reply) {
+  absl::StatusOr<std::shared_ptr<WorldEntry>> entry = registry_->Find(request.world_id());
+  if (!entry.ok()) return entry.status();
+  if (request.snapshot().empty()) return absl::InvalidArgumentError("snapshot: empty");
+  // Decode and check outside the lock: queries keep running meanwhile.
+  World restored;
+  const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(request.snapshot().data()),
+                                       request.snapshot().size());
+  if (absl::Status s = FromCore(World::Restore(bytes, &restored)); !s.ok()) return WithPrefix(s, "snapshot: ");
+  const uint32_t limit = registry_->limits().max_bodies_per_world;
+  if (restored.def().max_bodies > limit || restored.body_count() > limit) {
+    return absl::ResourceExhaustedError("snapshot: its body limit (" + std::to_string(restored.def().max_bodies) +
+                                        ") exceeds the server's --max_bodies_per_world (" + std::to_string(limit) + ")");
+  }
+  return (*entry)->Write([&](World& world) {
+    world = std::move(restored);
+    FillWorldInfo(request.world_id(), world, true, reply->mutable_world());
+    return absl::OkStatus();
+  });
+}
+
+}  // namespace arbiter::server

@@ -1,0 +1,91 @@
+// File: operations.h
+//
+// What each RPC does, without gRPC: validate the request, then read or
+// change a world, then fill the reply. The service (arbiter_service.h)
+// only schedules these and converts their status at its one seam.
+//
+// Every request is validated completely before any world is touched, and
+// every change is all or nothing:
+//  - AddBodies / RemoveBodies rely on the core's all-or-nothing batches;
+//  - UpdateBodies applies updates in order with an undo log and rolls back
+//    on the first failure;
+//  - Step checks every command against the world first, snapshots the world
+//    when it runs more than one tick, and restores that snapshot if a
+//    command fails at a later tick or the caller cancels.
+//
+// Reads are split in two: Prepare* validates without any lock and returns a
+// ReadOp that the service runs under the world's shared lock, on whatever
+// thread can take it (see ArbiterService).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "arbiter/core/world.h"
+#include "arbiter/v1/arbiter.pb.h"
+#include "world_registry.h"
+
+namespace arbiter::server {
+
+/// Per-request limits (the server's flags).
+struct ServiceLimits {
+  uint32_t max_batch = 65536;                 ///< items per batch request
+  size_t max_message_bytes = size_t{64} << 20;  ///< request and reply size
+  uint32_t max_step_ticks = 100000;           ///< ticks per Step call
+  std::string scene_dir;                      ///< CreateWorld.scene root; empty disables
+};
+
+/// Polled between batch items and between ticks; true once the caller has
+/// cancelled or its deadline has passed.
+using CancelFn = std::function<bool()>;
+
+/// A validated read, bound to its world, to run under the shared lock.
+struct ReadOp {
+  std::shared_ptr<WorldEntry> entry;
+  std::function<absl::Status(const World&, const CancelFn&)> run;
+};
+
+class Operations {
+ public:
+  Operations(WorldRegistry* registry, ServiceLimits limits);
+
+  const ServiceLimits& limits() const { return limits_; }
+  WorldRegistry& registry() { return *registry_; }
+
+  // ---- Reads: validate now, run later under the shared lock -------------------
+  absl::StatusOr<ReadOp> PrepareDescribeWorld(const v1::DescribeWorldRequest& request, v1::DescribeWorldResponse* reply);
+  absl::StatusOr<ReadOp> PrepareCastRays(const v1::CastRaysRequest& request, v1::CastRaysResponse* reply);
+  absl::StatusOr<ReadOp> PrepareOverlap(const v1::OverlapRequest& request, v1::OverlapResponse* reply);
+  absl::StatusOr<ReadOp> PrepareCastShapes(const v1::CastShapesRequest& request, v1::CastShapesResponse* reply);
+  absl::StatusOr<ReadOp> PrepareGetStateHash(const v1::GetStateHashRequest& request, v1::GetStateHashResponse* reply);
+  absl::StatusOr<ReadOp> PrepareGetSnapshot(const v1::GetSnapshotRequest& request, v1::GetSnapshotResponse* reply);
+
+  // ---- Everything else: may block on world locks (run on a worker) --------------
+  absl::Status CreateWorld(const v1::CreateWorldRequest& request, v1::CreateWorldResponse* reply,
+                           const CancelFn& cancelled);
+  absl::Status DeleteWorld(const v1::DeleteWorldRequest& request, v1::DeleteWorldResponse* reply);
+  absl::Status ListWorlds(const v1::ListWorldsRequest& request, v1::ListWorldsResponse* reply);
+  absl::Status AddBodies(const v1::AddBodiesRequest& request, v1::AddBodiesResponse* reply);
+  absl::Status RemoveBodies(const v1::RemoveBodiesRequest& request, v1::RemoveBodiesResponse* reply);
+  absl::Status UpdateBodies(const v1::UpdateBodiesRequest& request, v1::UpdateBodiesResponse* reply);
+  absl::Status Step(const v1::StepRequest& request, v1::StepResponse* reply, const CancelFn& cancelled);
+  absl::Status Restore(const v1::RestoreRequest& request, v1::RestoreResponse* reply);
+
+  /// Loads a scene file named by the operator (--scene) as a world called
+  /// after the scene's "name"; returns that name.
+  absl::StatusOr<std::string> PreloadScene(const std::string& path);
+
+ private:
+  /// RESOURCE_EXHAUSTED past --max_batch, INVALID_ARGUMENT when empty.
+  absl::Status CheckBatch(size_t size, const char* field) const;
+
+  WorldRegistry* registry_;
+  const ServiceLimits limits_;
+};
+
+}  // namespace arbiter::server

@@ -1,0 +1,79 @@
+#include "world_registry.h"
+
+namespace arbiter::server {
+
+absl::Status ValidateWorldId(std::string_view id, std::string_view field) {
+  if (id.empty()) return absl::InvalidArgumentError(std::string(field) + ": must not be empty");
+  if (id.size() > 64) return absl::InvalidArgumentError(std::string(field) + ": longer than 64 characters");
+  for (char c : id) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
+                    c == '_' || c == '-';
+    if (!ok) return absl::InvalidArgumentError(std::string(field) + ": only [A-Za-z0-9._-] allowed");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status WorldRegistry::CheckCanInsertLocked(std::string_view id) const {
+  if (closed_) return absl::UnavailableError("server shutting down");
+  if (worlds_.find(id) != worlds_.end()) {
+    return absl::AlreadyExistsError("world_id: world '" + std::string(id) + "' already exists");
+  }
+  if (worlds_.size() >= limits_.max_worlds) {
+    return absl::ResourceExhaustedError("world_id: the server holds its limit of " +
+                                        std::to_string(limits_.max_worlds) + " worlds (--max_worlds)");
+  }
+  return absl::OkStatus();
+}
+
+absl::Status WorldRegistry::CheckCanInsert(std::string_view id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return CheckCanInsertLocked(id);
+}
+
+absl::StatusOr<std::shared_ptr<WorldEntry>> WorldRegistry::Insert(std::string id, World world) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (absl::Status s = CheckCanInsertLocked(id); !s.ok()) return s;
+  auto entry = std::make_shared<WorldEntry>(id, std::move(world));
+  worlds_.emplace(std::move(id), entry);
+  return entry;
+}
+
+absl::StatusOr<std::shared_ptr<WorldEntry>> WorldRegistry::Find(std::string_view id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = worlds_.find(id);
+  if (it == worlds_.end()) return absl::NotFoundError("world_id: no world '" + std::string(id) + "'");
+  return it->second;
+}
+
+absl::StatusOr<std::shared_ptr<WorldEntry>> WorldRegistry::Remove(std::string_view id) {
+  std::shared_ptr<WorldEntry> entry;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = worlds_.find(id);
+    if (it == worlds_.end()) return absl::NotFoundError("world_id: no world '" + std::string(id) + "'");
+    entry = std::move(it->second);
+    worlds_.erase(it);
+  }
+  entry->events().Close(absl::AbortedError("world '" + entry->id() + "' was deleted"));
+  return entry;
+}
+
+std::vector<std::shared_ptr<WorldEntry>> WorldRegistry::List() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::shared_ptr<WorldEntry>> out;
+  out.reserve(worlds_.size());
+  for (const auto& [id, entry] : worlds_) out.push_back(entry);
+  return out;
+}
+
+void WorldRegistry::CloseAll(const absl::Status& status) {
+  std::vector<std::shared_ptr<WorldEntry>> entries;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    closed_ = true;
+    for (const auto& [id, entry] : worlds_) entries.push_back(entry);
+  }
+  for (const auto& entry : entries) entry->events().Close(status);
+}
+
+}  // namespace arbiter::server

@@ -1,0 +1,235 @@
+// The shipped programs as processes: arbiter-server started the way
+// scripts/run.sh starts it, queried through the `arbiter` CLI, and stopped
+// with SIGTERM. Answers are checked against the in-process core.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "arbiter/scene/scene.h"
+#include "test_support.h"
+
+namespace arbiter::testing {
+namespace {
+
+using Json = nlohmann::json;
+
+/// arbiter-server as a child process on a free port.
+class ServerProcess {
+ public:
+  explicit ServerProcess(std::vector<std::string> extra_args) {
+    int out[2];
+    if (pipe(out) != 0) return;
+    std::vector<std::string> args = {ARBITER_SERVER_BINARY, "--listen=127.0.0.1:0", "--threads=2"};
+    args.insert(args.end(), extra_args.begin(), extra_args.end());
+    pid_ = fork();
+    if (pid_ == 0) {
+      dup2(out[1], STDOUT_FILENO);
+      close(out[0]);
+      close(out[1]);
+      std::vector<char*> argv;
+      for (std::string& a : args) argv.push_back(a.data());
+      argv.push_back(nullptr);
+      execv(argv[0], argv.data());
+      _exit(127);
+    }
+    close(out[1]);
+    stdout_ = fdopen(out[0], "r");
+    // "arbiter-server listening on 127.0.0.1:PORT (worlds: ...)"
+    char line[512];
+    if (stdout_ != nullptr && std::fgets(line, sizeof(line), stdout_) != nullptr) {
+      first_line_ = line;
+      const size_t colon = first_line_.find("127.0.0.1:");
+      if (colon != std::string::npos) port_ = std::atoi(first_line_.c_str() + colon + 10);
+    }
+  }
+  ~ServerProcess() {
+    if (pid_ > 0 && !reaped_) {
+      kill(pid_, SIGKILL);
+      waitpid(pid_, nullptr, 0);
+    }
+    if (stdout_ != nullptr) std::fclose(stdout_);
+  }
+
+  int port() const { return port_; }
+  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+  const std::string& first_line() const { return first_line_; }
+  void Signal(int sig) const { kill(pid_, sig); }
+  /// Waits for the process; its wait status.
+  int Wait() {
+    int status = 0;
+    waitpid(pid_, &status, 0);
+    reaped_ = true;
+    return status;
+  }
+
+ private:
+  pid_t pid_ = -1;
+  bool reaped_ = false;
+  FILE* stdout_ = nullptr;
+  std::string first_line_;
+  int port_ = 0;
+};
+
+struct CliResult {
+  int exit_code = -1;
+  std::string output;  // stdout, or stdout and stderr with `merge`
+};
+
+CliResult RunCli(const std::string& args, bool merge = false) {
+  const std::string command = std::string(ARBITER_CLI_BINARY) + " " + args + (merge ? " 2>&1" : " 2>/dev/null");
+  CliResult r;
+  FILE* p = popen(command.c_str(), "r");
+  if (p == nullptr) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0) r.output.append(buf, n);
+  const int status = pclose(p);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+Json ParseJson(const CliResult& r) {
+  Json j = Json::parse(r.output, nullptr, /*allow_exceptions=*/false);
+  EXPECT_FALSE(j.is_discarded()) << "not JSON: " << r.output;
+  return j;
+}
+
+std::string Hex(uint64_t v) {
+  char buf[19];
+  std::snprintf(buf, sizeof(buf), "0x%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+Vec2 V(double x, double y) { return {Fixed::FromDouble(x), Fixed::FromDouble(y)}; }
+
+TEST(ProcessTest, Cli_AgainstServerProcess_AnswersAsTheCore) {
+  const std::string scenes = ARBITER_SCENES_DIR;
+  ServerProcess server({"--scene=" + scenes + "/demo.scene.json"});
+  ASSERT_GT(server.port(), 0) << server.first_line();
+  EXPECT_NE(server.first_line().find("(worlds: demo)"), std::string::npos);
+  const std::string at = " --server " + server.address();
+
+  scene::Scene demo;
+  ASSERT_TRUE(scene::LoadSceneFile(scenes + "/demo.scene.json", &demo).ok());
+  demo.world.max_bodies = uint32_t{1} << 20;  // the server's default limit
+  World replica(demo.world);
+  ASSERT_TRUE(replica.AddBodies(demo.bodies).ok());
+
+  EXPECT_EQ(RunCli("health" + at).exit_code, 0);
+
+  CliResult worlds = RunCli("worlds --json" + at);
+  ASSERT_EQ(worlds.exit_code, 0);
+  Json w = ParseJson(worlds);
+  ASSERT_EQ(w["worlds"].size(), 1u);
+  EXPECT_EQ(w["worlds"][0]["world_id"], "demo");
+  EXPECT_EQ(w["worlds"][0]["body_count"], demo.bodies.size());
+
+  // The README's example ray.
+  CliResult ray = RunCli("ray --world demo 0 10 0 -20 --json" + at);
+  ASSERT_EQ(ray.exit_code, 0);
+  Json r = ParseJson(ray);
+  const std::optional<CastHit> core = replica.CastRayClosest({V(0, 10), V(0, -20), kFixedOne});
+  ASSERT_TRUE(core.has_value());
+  ASSERT_EQ(r["hits"].size(), 1u);
+  EXPECT_EQ(r["hits"][0]["body_id"], core->shape.body_id);
+  EXPECT_EQ(r["hits"][0]["raw"]["fraction"], core->fraction.raw());
+  EXPECT_EQ(r["hits"][0]["raw"]["point"][0], core->point.x.raw());
+  EXPECT_EQ(r["hits"][0]["raw"]["normal"][1], core->normal.y.raw());
+
+  CliResult overlap = RunCli("overlap circle -20 1 2 --json" + at);
+  ASSERT_EQ(overlap.exit_code, 0);
+  const std::vector<ShapeRef> shapes = replica.OverlapShape(Shape::FromCircle({Vec2{}, Fixed::FromInt(2)}), {V(-20, 1), kRotIdentity});
+  ASSERT_EQ(ParseJson(overlap)["shapes"].size(), shapes.size());
+
+  CliResult sweep = RunCli("sweep -30 20 0.5 0 -30 --json" + at);
+  ASSERT_EQ(sweep.exit_code, 0);
+  const std::optional<CastHit> swept =
+      replica.CastShapeClosest(Shape::FromCircle({Vec2{}, Fixed::FromDouble(0.5)}), {V(-30, 20), kRotIdentity}, V(0, -30));
+  ASSERT_TRUE(swept.has_value());
+  EXPECT_EQ(ParseJson(sweep)["hits"][0]["raw"]["fraction"], swept->fraction.raw());
+
+  // Steps in chunks, with progress on stderr.
+  CliResult step = RunCli("step 150 --chunk 40" + at, /*merge=*/true);
+  ASSERT_EQ(step.exit_code, 0);
+  EXPECT_NE(step.output.find("step: ticks: 150/150"), std::string::npos) << step.output;
+  for (int i = 0; i < 150; ++i) replica.Step();
+  Json hash = ParseJson(RunCli("hash --json" + at));
+  EXPECT_EQ(hash["tick"], 150);
+  EXPECT_EQ(hash["state_hash"], Hex(replica.StateHash()));
+
+  // Snapshot, step on, restore: back to tick 150.
+  const std::string file = ::testing::TempDir() + "/demo.snapshot";
+  ASSERT_EQ(RunCli("snapshot " + file + at).exit_code, 0);
+  ASSERT_EQ(RunCli("step 10" + at).exit_code, 0);
+  Json restored = ParseJson(RunCli("restore " + file + " --json" + at));
+  EXPECT_EQ(restored["tick"], 150);
+  EXPECT_EQ(restored["state_hash"], Hex(replica.StateHash()));
+
+  // A scene uploaded by the CLI in batches hashes like the in-process load.
+  CliResult load = RunCli("load " + scenes + "/rain-2k.scene.json --world rain --batch 500 --json" + at, false);
+  ASSERT_EQ(load.exit_code, 0) << load.output;
+  scene::Scene rain;
+  ASSERT_TRUE(scene::LoadSceneFile(scenes + "/rain-2k.scene.json", &rain).ok());
+  rain.world.max_bodies = uint32_t{1} << 20;
+  World rain_replica(rain.world);
+  ASSERT_TRUE(rain_replica.AddBodies(rain.bodies).ok());
+  EXPECT_EQ(ParseJson(load)["state_hash"], Hex(rain_replica.StateHash()));
+
+  // Errors: the status code and the field on stderr, exit code 1.
+  CliResult missing = RunCli("ray --world nope 0 0 1 1" + at, /*merge=*/true);
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.output.find("NOT_FOUND: world_id: no world 'nope'"), std::string::npos) << missing.output;
+  CliResult usage = RunCli("ray 1 2" + at, /*merge=*/true);
+  EXPECT_EQ(usage.exit_code, 2);
+  CliResult unreachable = RunCli("health --server 127.0.0.1:1 --timeout_ms 2000", /*merge=*/true);
+  EXPECT_EQ(unreachable.exit_code, 1);
+
+  server.Signal(SIGTERM);
+  const int status = server.Wait();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+}
+
+TEST(ProcessTest, Sigterm_EndsStreamsCleanly_AndExitsZero) {
+  ServerProcess server({"--scene=" + std::string(ARBITER_SCENES_DIR) + "/demo.scene.json"});
+  ASSERT_GT(server.port(), 0) << server.first_line();
+  std::unique_ptr<client::ArbiterClient> c = client::ArbiterClient::Connect(server.address());
+  std::unique_ptr<client::EventWatch> watch = c->WatchEvents("demo");
+
+  // Step until the watch delivers a tick: from then on the stream is live
+  // on the server (no guessing how long subscribing takes).
+  std::atomic<bool> seen{false};
+  std::thread stepper([&] {
+    v1::StepRequest request;
+    request.set_world_id("demo");
+    request.set_ticks(1);
+    while (!seen.load()) {
+      if (!c->Step(request).ok()) return;
+    }
+  });
+  std::optional<v1::TickEvents> first = watch->Next();
+  seen = true;
+  stepper.join();
+  ASSERT_TRUE(first.has_value());
+  EXPECT_GE(first->tick(), 1);
+
+  server.Signal(SIGTERM);
+  while (watch->Next().has_value()) {
+  }
+  // Ended by the server's shutdown, not by a broken connection.
+  EXPECT_THAT(watch->Finish(), StatusIs(absl::StatusCode::kUnavailable, "server shutting down"));
+  // Close our connection: a graceful shutdown waits for idle clients to
+  // acknowledge its GOAWAY, which an idle gRPC client does only on its
+  // backup poll (every 5 s).
+  watch.reset();
+  c.reset();
+  const int status = server.Wait();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+}
+
+}  // namespace
+}  // namespace arbiter::testing
