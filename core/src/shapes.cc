@@ -14,7 +14,7 @@ namespace {
 // convex after that rounding, which the exact predicates rely on.
 constexpr Fixed kMinVertexOffset = Fixed::FromRaw(int64_t{1} << 16);
 
-bool InShapeRange(Fixed v) { return Abs(v) <= kFixedMaxShapeExtent; }
+bool InShapeRange(Fixed v) { return WithinMagnitude(v, kFixedMaxShapeExtent); }
 bool InShapeRange(Vec2 v) { return InShapeRange(v.x) && InShapeRange(v.y); }
 
 Fixed ToFixedSaturating(Int128 q64, bool* ok) {

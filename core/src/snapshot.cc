@@ -19,6 +19,8 @@
 // Every number is a raw Q32.32 value or an integer, so the image (and the
 // hash over it) is the same on every compiler and architecture, big-endian
 // included. Tree structure, slots and caches are not state and are absent.
+// StateHash is xxh64 (seed 0) of the same layout without max_bodies and
+// without the trailing checksum.
 #include <algorithm>
 #include <cstring>
 
@@ -92,7 +94,10 @@ class ByteReader {
   bool ok_ = true;
 };
 
-std::vector<uint8_t> Encode(const World::Impl& w) {
+// With for_hash, the world's limits (max_bodies) are left out: they bound
+// what may be added but do not change how the world evolves, so two
+// servers configured differently still agree on the state hash.
+std::vector<uint8_t> Encode(const World::Impl& w, bool for_hash) {
   std::vector<std::pair<uint64_t, uint32_t>> order;
   order.reserve(w.live_bodies);
   for (uint32_t slot = 0; slot < w.bodies.size(); ++slot) {
@@ -107,7 +112,7 @@ std::vector<uint8_t> Encode(const World::Impl& w) {
   out.U32(kVersion);
   out.V(w.def.gravity);
   out.I32(w.def.tick_hz);
-  out.U32(w.def.max_bodies);
+  if (!for_hash) out.U32(w.def.max_bodies);
   out.I64(w.tick);
   out.U64(order.size());
   for (const auto& [id, slot] : order) {
@@ -168,12 +173,12 @@ Status Corrupt(const std::string& what) { return InvalidArgumentError("snapshot:
 }  // namespace
 
 uint64_t World::StateHash() const {
-  const std::vector<uint8_t> bytes = Encode(*impl_);
+  const std::vector<uint8_t> bytes = Encode(*impl_, /*for_hash=*/true);
   return XXH64(bytes.data(), bytes.size(), 0);
 }
 
 std::vector<uint8_t> World::Snapshot() const {
-  std::vector<uint8_t> bytes = Encode(*impl_);
+  std::vector<uint8_t> bytes = Encode(*impl_, /*for_hash=*/false);
   const uint64_t checksum = XXH64(bytes.data(), bytes.size(), 0);
   ByteWriter(&bytes).U64(checksum);
   return bytes;

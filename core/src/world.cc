@@ -24,10 +24,14 @@ constexpr int64_t kRotationTolerance = int64_t{1} << 48;  // 2^-16 in Q64.64
 
 std::string Field(const std::string& prefix, const char* name) { return prefix + "." + name; }
 
+}  // namespace
+
 bool IsUnitRotation(Rot q) {
   const Int128 norm = MulWide(q.c, q.c) + MulWide(q.s, q.s) - MulWide(kFixedOne, kFixedOne);
   return norm.Abs() <= Int128(kRotationTolerance);
 }
+
+namespace {
 
 Status ValidateTransform(const Transform& xf, const std::string& field) {
   if (!IsInWorldRange(xf.p)) {
@@ -73,16 +77,16 @@ Status ValidateBodyDef(const BodyDef& def, const std::string& field) {
     return InvalidArgumentError(Field(field, "type") + ": unknown body type");
   }
   if (Status s = ValidateTransform(def.transform, Field(field, "transform")); !s.ok()) return s;
-  if (Abs(def.linear_velocity.x) > kMaxLinearSpeed || Abs(def.linear_velocity.y) > kMaxLinearSpeed) {
+  if (!WithinMagnitude(def.linear_velocity.x, kMaxLinearSpeed) || !WithinMagnitude(def.linear_velocity.y, kMaxLinearSpeed)) {
     return OutOfRangeError(Field(field, "linear_velocity") + ": beyond +-2^24 units/s");
   }
-  if (Abs(def.angular_velocity) > kMaxAngularSpeed) {
+  if (!WithinMagnitude(def.angular_velocity, kMaxAngularSpeed)) {
     return OutOfRangeError(Field(field, "angular_velocity") + ": beyond +-2^16 rad/s");
   }
   for (const auto& [value, name] : {std::pair{def.linear_damping, "linear_damping"}, std::pair{def.angular_damping, "angular_damping"}}) {
     if (value < kFixedZero || value > kMaxMaterial) return OutOfRangeError(Field(field, name) + ": must be in [0, 65536]");
   }
-  if (Abs(def.gravity_scale) > kMaxMaterial) return OutOfRangeError(Field(field, "gravity_scale") + ": beyond +-65536");
+  if (!WithinMagnitude(def.gravity_scale, kMaxMaterial)) return OutOfRangeError(Field(field, "gravity_scale") + ": beyond +-65536");
   if (def.shapes.empty()) return InvalidArgumentError(Field(field, "shapes") + ": a body needs at least one shape");
   if (def.shapes.size() > kMaxShapesPerBody) {
     return ResourceExhaustedError(Field(field, "shapes") + ": more than 64 shapes");
@@ -342,10 +346,10 @@ Status World::SetBodyVelocity(uint64_t id, Vec2 linear, Fixed angular) {
   if (w.bodies[slot].type == BodyType::kStatic) {
     return FailedPreconditionError("body_id: body " + std::to_string(id) + " is static and cannot move");
   }
-  if (Abs(linear.x) > kMaxLinearSpeed || Abs(linear.y) > kMaxLinearSpeed) {
+  if (!WithinMagnitude(linear.x, kMaxLinearSpeed) || !WithinMagnitude(linear.y, kMaxLinearSpeed)) {
     return OutOfRangeError("linear_velocity: beyond +-2^24 units/s");
   }
-  if (Abs(angular) > kMaxAngularSpeed) return OutOfRangeError("angular_velocity: beyond +-2^16 rad/s");
+  if (!WithinMagnitude(angular, kMaxAngularSpeed)) return OutOfRangeError("angular_velocity: beyond +-2^16 rad/s");
   w.bodies[slot].linear_velocity = linear;
   w.bodies[slot].angular_velocity = angular;
   return OkStatus();
@@ -480,7 +484,7 @@ Status ValidateRay(const RayCastInput& ray, const char* field) {
   const std::string f(field);
   if (!IsInWorldRange(ray.origin)) return OutOfRangeError(f + ".origin: beyond +-2^29 units");
   const Fixed limit = Fixed::FromInt(int64_t{1} << 30);
-  if (Abs(ray.translation.x) > limit || Abs(ray.translation.y) > limit) {
+  if (!WithinMagnitude(ray.translation.x, limit) || !WithinMagnitude(ray.translation.y, limit)) {
     return OutOfRangeError(f + ".translation: beyond +-2^30 units");
   }
   if (ray.max_fraction < kFixedZero || ray.max_fraction > kFixedOne) {

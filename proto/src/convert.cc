@@ -8,13 +8,9 @@
 namespace arbiter::wire {
 namespace {
 
-// The core's tolerance for body rotations: |c^2 + s^2 - 1| <= 2^-16, as a
-// Q64.64 raw value. A rotation further from unit would scale the shape.
-constexpr int64_t kRotationTolerance = int64_t{1} << 48;
-
-// Magnitude checks (|v| <= limit) cannot see -2^63, whose negation wraps to
-// itself; the core's range checks are written that way, so every raw value
-// is checked for it here first.
+// -2^63 is the one raw value whose negation wraps to itself. The core's
+// range checks handle it (WithinMagnitude); the wire rejects it first
+// anyway so that its message names the field and the reason precisely.
 constexpr int64_t kMinRaw = std::numeric_limits<int64_t>::min();
 
 std::string Join(std::string_view field, std::string_view rest) {
@@ -77,18 +73,13 @@ Transform FromProto(const v1::Transform& xf) {
   return t;
 }
 
-bool IsUnitRotation(Rot q) {
-  const Int128 norm = MulWide(q.c, q.c) + MulWide(q.s, q.s) - MulWide(kFixedOne, kFixedOne);
-  return norm.Abs() <= Int128(kRotationTolerance);
-}
-
 Status ParseRot(bool has, const v1::Rot& rot, std::string_view field, Rot* out) {
   if (!has) {
     *out = kRotIdentity;
     return OkStatus();
   }
   const Rot q{Fixed::FromRaw(rot.c()), Fixed::FromRaw(rot.s())};
-  if (!IsUnitRotation(q)) return InvalidArgumentError(Join(field, ": not a unit rotation (c^2 + s^2 != 1)"));
+  if (!arbiter::IsUnitRotation(q)) return InvalidArgumentError(Join(field, ": not a unit rotation (c^2 + s^2 != 1)"));
   *out = q;
   return OkStatus();
 }

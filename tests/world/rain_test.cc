@@ -58,9 +58,9 @@ class Rain : public ::testing::Test {
 TEST_F(Rain, GoldenStateHashes) {
   std::printf("rain-2k state hashes: tick 1 0x%016" PRIx64 ", tick 60 0x%016" PRIx64 ", tick 600 0x%016" PRIx64 "\n",
               hash_1_, hash_60_, hash_600_);
-  EXPECT_EQ(hash_1_, 0x737c511d6b2b4e2full);
-  EXPECT_EQ(hash_60_, 0x68b4da6159a81f33ull);
-  EXPECT_EQ(hash_600_, 0x6b1c5569ff327e84ull);
+  EXPECT_EQ(hash_1_, 0xbc4ba3333ac81cd6ull);
+  EXPECT_EQ(hash_60_, 0x4725bb4d4f2588d8ull);
+  EXPECT_EQ(hash_600_, 0xe3a1e83d57146fb1ull);
 }
 
 TEST_F(Rain, NobodyLeftTheWallsOrSankIntoStaticGeometry) {

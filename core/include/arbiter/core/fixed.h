@@ -115,7 +115,11 @@ constexpr Fixed kFixedTwoPi = Fixed::FromRaw(26986075409);
 constexpr int64_t kMaxWorldCoordinate = int64_t{1} << 29;
 constexpr Fixed kFixedMaxWorldCoordinate = Fixed::FromInt(kMaxWorldCoordinate);
 
+/// |a|; note that Abs(Fixed::Min()) wraps to Fixed::Min(): range checks
+/// use WithinMagnitude, which has no such corner.
 constexpr Fixed Abs(Fixed a) { return a < kFixedZero ? -a : a; }
+/// -limit <= v <= limit, for limit >= 0, with no negation of v.
+constexpr bool WithinMagnitude(Fixed v, Fixed limit) { return v >= -limit && v <= limit; }
 constexpr Fixed Min(Fixed a, Fixed b) { return a < b ? a : b; }
 constexpr Fixed Max(Fixed a, Fixed b) { return a < b ? b : a; }
 constexpr Fixed Clamp(Fixed v, Fixed lo, Fixed hi) { return v < lo ? lo : (hi < v ? hi : v); }

@@ -131,7 +131,7 @@ constexpr Vec2 Center(const Aabb& a) { return {(a.lower.x + a.upper.x).Half(), (
 
 /// True when |x| and |y| are at most kMaxWorldCoordinate.
 constexpr bool IsInWorldRange(Vec2 v) {
-  return Abs(v.x) <= kFixedMaxWorldCoordinate && Abs(v.y) <= kFixedMaxWorldCoordinate;
+  return WithinMagnitude(v.x, kFixedMaxWorldCoordinate) && WithinMagnitude(v.y, kFixedMaxWorldCoordinate);
 }
 
 }  // namespace arbiter

@@ -228,7 +228,8 @@ class World {
 
   // ---- State -----------------------------------------------------------------
 
-  /// xxh64 (seed 0) of the canonical snapshot bytes: equal worlds, equal hash.
+  /// xxh64 (seed 0) of the canonical snapshot bytes without the world's
+  /// limits (max_bodies): equal worlds, equal hash, however configured.
   uint64_t StateHash() const;
   /// The canonical byte image (little-endian, versioned; see snapshot.cc).
   std::vector<uint8_t> Snapshot() const;
@@ -244,6 +245,9 @@ class World {
  private:
   std::unique_ptr<Impl> impl_;
 };
+
+/// True when |c^2 + s^2 - 1| <= 2^-16: what bodies accept as a rotation.
+bool IsUnitRotation(Rot q);
 
 /// Range checks for query inputs: OUT_OF_RANGE naming `field` when violated.
 Status ValidateRay(const RayCastInput& ray, const char* field);
