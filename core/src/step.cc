@@ -267,7 +267,7 @@ void World::Step(TickEvents* events) {
       const ShapeRef ref{body.id, s.index_in_body};
       const Aabb tight = ComputeProxyAabb(w.ProxyOf(s));
       const Aabb box{tight.lower - grow, tight.upper + grow};
-      auto consider = [&](uint32_t other_index) {
+      auto consider = [&, slot = slot](uint32_t other_index) {
         const ShapeRecord& o = w.shapes[other_index];
         const BodyRecord& other = w.bodies[o.body_slot];
         if (o.body_slot == slot || o.is_sensor) return true;
