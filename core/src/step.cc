@@ -430,19 +430,7 @@ void World::Step(TickEvents* events) {
         // Half the smaller half-extent, as Box2D v3's safety factor.
         const Fixed size = Min(box.upper.x - box.lower.x, box.upper.y - box.lower.y).Half().Half();
         if (Max(Abs(motion.x), Abs(motion.y)) <= size) continue;
-        Shape local;
-        const Vec2* lp = &w.local_points[s.point_offset];
-        switch (s.type) {
-          case ShapeType::kCircle: local = Shape::FromCircle({lp[0], s.radius}); break;
-          case ShapeType::kCapsule: local = Shape::FromCapsule({lp[0], lp[1], s.radius}); break;
-          case ShapeType::kSegment: local = Shape::FromSegment({lp[0], lp[1]}); break;
-          case ShapeType::kPolygon: {
-            Polygon polygon;
-            (void)MakePolygon(std::span<const Vec2>(lp, s.point_count), s.radius, &polygon);
-            local = Shape::FromPolygon(polygon);
-            break;
-          }
-        }
+        const Shape local = w.LocalShapeOf(s);
         QueryFilter shape_filter = filter;
         shape_filter.category_bits = s.filter.category_bits;
         shape_filter.mask_bits = s.filter.mask_bits;

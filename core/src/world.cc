@@ -441,6 +441,20 @@ void World::Impl::CompactIfSparse() {
   dead_shapes = 0;
 }
 
+Shape World::Impl::LocalShapeOf(const ShapeRecord& s) const {
+  const Vec2* p = &local_points[s.point_offset];
+  switch (s.type) {
+    case ShapeType::kCircle: return Shape::FromCircle({p[0], s.radius});
+    case ShapeType::kCapsule: return Shape::FromCapsule({p[0], p[1], s.radius});
+    case ShapeType::kSegment: return Shape::FromSegment({p[0], p[1]});
+    case ShapeType::kPolygon: break;
+  }
+  Polygon polygon;
+  // Stored points came from a validated polygon, so this cannot fail.
+  (void)MakePolygon(std::span<const Vec2>(p, s.point_count), s.radius, &polygon);
+  return Shape::FromPolygon(polygon);
+}
+
 BodyDef World::Impl::BodyDefOf(const BodyRecord& body) const {
   BodyDef out;
   out.id = body.id;
@@ -455,20 +469,8 @@ BodyDef World::Impl::BodyDefOf(const BodyRecord& body) const {
   out.shapes.reserve(body.shape_count);
   for (uint32_t i = 0; i < body.shape_count; ++i) {
     const ShapeRecord& s = shapes[body.first_shape + i];
-    const Vec2* p = &local_points[s.point_offset];
     ShapeDef sd;
-    switch (s.type) {
-      case ShapeType::kCircle: sd.shape = Shape::FromCircle({p[0], s.radius}); break;
-      case ShapeType::kCapsule: sd.shape = Shape::FromCapsule({p[0], p[1], s.radius}); break;
-      case ShapeType::kSegment: sd.shape = Shape::FromSegment({p[0], p[1]}); break;
-      case ShapeType::kPolygon: {
-        Polygon polygon;
-        // Stored points came from a validated polygon, so this cannot fail.
-        (void)MakePolygon(std::span<const Vec2>(p, s.point_count), s.radius, &polygon);
-        sd.shape = Shape::FromPolygon(polygon);
-        break;
-      }
-    }
+    sd.shape = LocalShapeOf(s);
     sd.filter = s.filter;
     sd.is_sensor = s.is_sensor;
     sd.friction = s.friction;

@@ -120,6 +120,8 @@ struct World::Impl {
   /// Rewrites shapes and point pools without holes when removals have left
   /// more dead records than live ones.
   void CompactIfSparse();
+  /// A live shape as it was defined, in its body's frame.
+  Shape LocalShapeOf(const internal::ShapeRecord& s) const;
   /// Rebuilds a body definition from the stored records.
   BodyDef BodyDefOf(const internal::BodyRecord& body) const;
 };
