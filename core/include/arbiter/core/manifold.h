@@ -40,7 +40,11 @@ struct Manifold {
 Manifold Collide(const ShapeProxy& a, const ShapeProxy& b, Fixed speculative_distance);
 
 /// The minimum translation vector: moving B by normal * depth, with
-/// depth = -(deepest separation), leaves the shapes touching.
+/// depth = -(deepest separation), leaves the shapes touching to within
+/// rounding (a few ulp: 1e-6 units less still overlaps, 1e-6 more
+/// separates, as the tests pin). Where two faces tie within 2^-22 units the
+/// depth may exceed the minimum by up to that much (the tie-break that keeps
+/// Collide(b, a) exactly flipped).
 inline Fixed ManifoldDepth(const Manifold& m) {
   Fixed deepest = Fixed::Max();
   for (int i = 0; i < m.point_count; ++i) deepest = Min(deepest, m.points[i].separation);

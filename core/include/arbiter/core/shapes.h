@@ -126,7 +126,8 @@ struct MassData {
 
 /// The shape's area (zero for segments).
 Fixed ComputeArea(const Shape& shape);
-/// Mass properties for a uniform `density` (mass per unit area).
+/// Mass properties for a uniform `density` (mass per unit area). A
+/// polygon's rounding radius is not included: its mass is the core's.
 MassData ComputeMass(const Shape& shape, Fixed density);
 
 }  // namespace arbiter
