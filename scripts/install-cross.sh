@@ -9,28 +9,6 @@
 # Note: g++-multilib conflicts with these cross compilers; 32-bit x86 uses
 # the i686 cross compiler, never -m32.
 set -euo pipefail
-
-packages=(
+cd "$(dirname "$0")/.."
+INSTALL_NAME=install-cross exec bash scripts/install-deps.sh \
   g++-aarch64-linux-gnu g++-i686-linux-gnu g++-s390x-linux-gnu qemu-user
-)
-
-missing=()
-for p in "${packages[@]}"; do
-  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
-    missing+=("$p")
-  fi
-done
-
-if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-cross: all ${#packages[@]} packages present"
-  exit 0
-fi
-
-sudo_cmd=()
-[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
-echo "install-cross: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-# Wait for another apt/dpkg run (e.g. install-deps.sh) instead of failing.
-apt_opts=(-o DPkg::Lock::Timeout=600)
-"${sudo_cmd[@]}" apt-get "${apt_opts[@]}" update -qq
-"${sudo_cmd[@]}" apt-get "${apt_opts[@]}" install -y -qq --no-install-recommends "${missing[@]}"

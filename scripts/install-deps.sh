@@ -1,16 +1,23 @@
 #!/usr/bin/env bash
-# Installs the Debian 12 packages Arbiter builds, tests and benchmarks with.
-# Idempotent: packages already present are skipped, and apt-get update runs
-# only when something is missing. Needs root (or sudo).
+# Installs the Debian 12 packages Arbiter builds, tests and benchmarks with,
+# or, given package names as arguments, those instead (scripts/install-cross.sh
+# uses that). Idempotent: packages already present are skipped, and apt-get
+# update runs only when something is missing. Needs root (or sudo).
 set -euo pipefail
 
-packages=(
+default_packages=(
   build-essential cmake ninja-build ccache pkg-config clang
   libgtest-dev libgmock-dev libbenchmark-dev
   libabsl-dev libxxhash-dev nlohmann-json3-dev
   libbox2d-dev libchipmunk-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
 )
+if [ $# -gt 0 ]; then
+  packages=("$@")
+else
+  packages=("${default_packages[@]}")
+fi
+name="$(basename "${INSTALL_NAME:-install-deps}")"
 
 missing=()
 for p in "${packages[@]}"; do
@@ -20,13 +27,15 @@ for p in "${packages[@]}"; do
 done
 
 if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-deps: all ${#packages[@]} packages present"
+  echo "$name: all ${#packages[@]} packages present"
   exit 0
 fi
 
 sudo_cmd=()
 [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
-echo "install-deps: installing ${missing[*]}"
+echo "$name: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
-"${sudo_cmd[@]}" apt-get update -qq
-"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# Wait for another apt/dpkg run instead of failing.
+apt_opts=(-o DPkg::Lock::Timeout=600)
+"${sudo_cmd[@]}" apt-get "${apt_opts[@]}" update -qq
+"${sudo_cmd[@]}" apt-get "${apt_opts[@]}" install -y -qq --no-install-recommends "${missing[@]}"
