@@ -33,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "standard_files.h"
 #include "arbiter/scene/scene.h"
 #include "peers/arbiter_peer.h"
 #include "peers/box2d_peer.h"
@@ -141,16 +142,6 @@ bool ParseOptions(int argc, char** argv, Options* o) {
     }
   }
   return true;
-}
-
-// The standard file `name` from the repo's scenes/ or the shared folder.
-std::string FindStandardFile(const std::string& name) {
-  const std::string dirs[] = {std::string(ARBITER_SOURCE_DIR) + "/scenes", std::string(ARBITER_SHARED_DIR) + "/scenes"};
-  for (const std::string& dir : dirs) {
-    const std::string p = dir + "/" + name;
-    if (fs::exists(p)) return p;
-  }
-  return std::string(ARBITER_SHARED_DIR) + "/scenes/" + name;
 }
 
 // ---- Memory -------------------------------------------------------------------
@@ -734,8 +725,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (o.scene_path.empty()) {
-    o.scene_path = FindStandardFile("arena-10k.scene.json");
-    o.queries_path = FindStandardFile("arena-10k.queries.json");
+    o.scene_path = arbiter::bench::FindStandardFile("arena-10k.scene.json");
+    o.queries_path = arbiter::bench::FindStandardFile("arena-10k.queries.json");
   }
   int rc = RunComparison(o);
   if (rc == 2) return rc;

@@ -35,6 +35,7 @@
 #include <thread>
 #include <vector>
 
+#include "standard_files.h"
 #include "arbiter/core/shapes.h"
 #include "arbiter/scene/scene.h"
 #include "step/stepper.h"
@@ -106,14 +107,6 @@ bool ParseOptions(int argc, char** argv, Options* o) {
     }
   }
   return true;
-}
-
-std::string FindStandardFile(const std::string& name) {
-  const std::string dirs[] = {std::string(ARBITER_SOURCE_DIR) + "/scenes", std::string(ARBITER_SHARED_DIR) + "/scenes"};
-  for (const std::string& dir : dirs) {
-    if (fs::exists(dir + "/" + name)) return dir + "/" + name;
-  }
-  return std::string(ARBITER_SHARED_DIR) + "/scenes/" + name;
 }
 
 double ThreadCpuSeconds() {
@@ -362,6 +355,6 @@ int main(int argc, char** argv) {
     Usage();
     return 2;
   }
-  if (o.scene_path.empty()) o.scene_path = FindStandardFile("rain-2k.scene.json");
+  if (o.scene_path.empty()) o.scene_path = arbiter::bench::FindStandardFile("rain-2k.scene.json");
   return RunBench(o);
 }
