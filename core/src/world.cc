@@ -1,6 +1,7 @@
 #include "arbiter/core/world.h"
 
 #include <algorithm>
+#include <atomic>
 #include <string>
 
 #include "world_impl.h"
@@ -185,6 +186,17 @@ World::~World() = default;
 World::World(World&&) noexcept = default;
 World& World::operator=(World&&) noexcept = default;
 
+World World::Clone() const {
+  World copy;
+  *copy.impl_ = *impl_;
+  return copy;
+}
+
+uint64_t World::Impl::NewLayoutStamp() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
 const WorldDef& World::def() const { return impl_->def; }
 int64_t World::tick() const { return impl_->tick; }
 size_t World::body_count() const { return impl_->live_bodies; }
@@ -288,6 +300,7 @@ Status World::AddBodies(std::span<const BodyDef> defs) {
     w.ids.Insert(def.id, slot);
     ++w.live_bodies;
   }
+  w.layout_stamp = Impl::NewLayoutStamp();
   // Many statics at once: a top-down build beats incremental insertion.
   if (new_statics >= 64 && new_statics * 4 >= static_cast<size_t>(w.static_tree.leaf_count())) w.static_tree.Rebuild();
   return OkStatus();
@@ -326,6 +339,7 @@ Status World::RemoveBodies(std::span<const uint64_t> ids) {
     --w.live_bodies;
   }
   w.CompactIfSparse();
+  w.layout_stamp = Impl::NewLayoutStamp();
   return OkStatus();
 }
 
@@ -336,6 +350,7 @@ Status World::SetBodyTransform(uint64_t id, const Transform& transform) {
   if (Status s = ValidateTransform(transform, "transform"); !s.ok()) return s;
   w.bodies[slot].transform = transform;
   w.SyncBodyShapes(slot);
+  if (w.bodies[slot].type == BodyType::kStatic) w.layout_stamp = Impl::NewLayoutStamp();
   return OkStatus();
 }
 
@@ -365,6 +380,7 @@ Status World::SetShapeFilter(uint64_t id, uint32_t shape_index, const Filter& fi
                          " shape(s)");
   }
   w.shapes[body.first_shape + shape_index].filter = filter;
+  w.layout_stamp = Impl::NewLayoutStamp();
   return OkStatus();
 }
 

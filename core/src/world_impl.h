@@ -78,6 +78,11 @@ constexpr Fixed kAabbMargin = Fixed::FromRaw(Fixed::kOneRaw / 8);
 struct World::Impl {
   WorldDef def;
   int64_t tick = 0;
+  // Changes whenever what WorldHistory shares between ticks changes: the
+  // set of bodies, any shape filter, any static body's pose. Unique across
+  // worlds (see NewLayoutStamp), so two worlds never share a stamp by
+  // accident; it never reaches a result, the snapshot or the hash.
+  uint64_t layout_stamp = NewLayoutStamp();
 
   std::vector<internal::BodyRecord> bodies;
   std::vector<uint32_t> free_body_slots;
@@ -95,6 +100,8 @@ struct World::Impl {
   internal::IdMap ids;
   internal::DynamicTree static_tree;   // static bodies
   internal::DynamicTree movable_tree;  // kinematic and dynamic bodies, fat boxes
+
+  static uint64_t NewLayoutStamp();
 
   const internal::BodyRecord* Find(uint64_t id) const {
     const uint32_t slot = ids.Find(id);

@@ -160,6 +160,8 @@ class World {
   World& operator=(World&&) noexcept;
   World(const World&) = delete;
   World& operator=(const World&) = delete;
+  /// A deep copy (explicit, because a world can hold many megabytes).
+  World Clone() const;
 
   const WorldDef& def() const;
   /// The tick counter (advanced by stepping).
@@ -243,6 +245,7 @@ class World {
   struct Impl;
 
  private:
+  friend class WorldHistory;
   std::unique_ptr<Impl> impl_;
 };
 
