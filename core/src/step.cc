@@ -256,10 +256,19 @@ void World::Step(TickEvents* events) {
                         (body.type == BodyType::kDynamic ? Abs(body.gravity_scale) * gravity_l1 * dt : kFixedZero);
     reach[slot] = speed * dt;
   }
+  // A pair is a candidate when the two tight boxes, one grown by both
+  // reaches plus the speculative distance, overlap: a function of the state
+  // alone. The trees hold fat boxes whose size depends on when each proxy
+  // was last re-inserted (history a snapshot does not carry), so the query
+  // is grown by the largest reach too, to find every candidate whatever the
+  // fat boxes, and the candidates are then filtered by the exact rule.
+  Fixed max_reach = kFixedZero;
+  for (const auto& [id, slot] : movers) max_reach = Max(max_reach, reach[slot]);
   std::vector<Pair> pairs;
   for (const auto& [id, slot] : movers) {
     const BodyRecord& body = w.bodies[slot];
-    const Vec2 grow{reach[slot] + kSpeculativeDistance, reach[slot] + kSpeculativeDistance};
+    const Fixed query_grow = reach[slot] + kSpeculativeDistance + max_reach;
+    const Vec2 grow{query_grow, query_grow};
     for (uint32_t i = 0; i < body.shape_count; ++i) {
       const uint32_t si = body.first_shape + i;
       const ShapeRecord& s = w.shapes[si];
@@ -289,6 +298,13 @@ void World::Step(TickEvents* events) {
   std::sort(pairs.begin(), pairs.end());
   pairs.erase(std::unique(pairs.begin(), pairs.end(), [](const Pair& x, const Pair& y) { return x.a == y.a && x.b == y.b; }),
               pairs.end());
+  std::erase_if(pairs, [&](const Pair& p) {
+    const ShapeRecord& sa = w.shapes[p.shape_a];
+    const ShapeRecord& sb = w.shapes[p.shape_b];
+    const Fixed g = reach[sa.body_slot] + reach[sb.body_slot] + kSpeculativeDistance;
+    const Aabb a = ComputeProxyAabb(w.ProxyOf(sa));
+    return !Overlaps({a.lower - Vec2{g, g}, a.upper + Vec2{g, g}}, ComputeProxyAabb(w.ProxyOf(sb)));
+  });
 
   // ---- Narrow phase and constraint preparation -----------------------------
   std::vector<ContactState> next_contacts;
