@@ -151,6 +151,72 @@ grpc::ServerUnaryReactor* ArbiterService::GetStateHash(grpc::CallbackServerConte
   return RunRead(context, operations_->PrepareGetStateHash(*request, reply), reply);
 }
 
+grpc::ServerUnaryReactor* ArbiterService::ValidateHit(grpc::CallbackServerContext* context,
+                                                      const v1::ValidateHitRequest* request,
+                                                      v1::ValidateHitResponse* reply) {
+  return RunRead(context, operations_->PrepareValidateHit(*request, reply), reply);
+}
+
+grpc::ServerUnaryReactor* ArbiterService::ReportHashes(grpc::CallbackServerContext* context,
+                                                       const v1::ReportHashesRequest* request,
+                                                       v1::ReportHashesResponse* reply) {
+  return RunRead(context, operations_->PrepareReportHashes(*request, reply), reply);
+}
+
+// ---- ExportJournal -------------------------------------------------------------------
+// Reads the journal on a worker (SQLite blocks), then writes the file in
+// chunks, one write in flight at a time.
+class ArbiterService::ExportReactor final : public grpc::ServerWriteReactor<v1::ExportJournalChunk> {
+ public:
+  static constexpr size_t kChunkBytes = size_t{1} << 20;
+
+  ExportReactor(ArbiterService* service, grpc::CallbackServerContext* context, const v1::ExportJournalRequest* request) {
+    auto task = [this, service, context, request] {
+      if (context->IsCancelled()) {
+        Finish(ToGrpc(absl::CancelledError("cancelled before it ran")));
+        return;
+      }
+      const absl::Status s = service->operations_->ExportJournal(*request, &file_);
+      if (!s.ok()) {
+        Finish(ToGrpc(s));
+        return;
+      }
+      WriteNext();
+    };
+    if (!service->pool_->Submit(std::move(task))) Finish(ToGrpc(Unavailable()));
+  }
+
+  void OnWriteDone(bool ok) override {
+    if (!ok) {
+      Finish(ToGrpc(absl::CancelledError("the caller went away")));
+      return;
+    }
+    WriteNext();
+  }
+  void OnDone() override { delete this; }
+
+ private:
+  void WriteNext() {
+    if (offset_ >= file_.size()) {
+      Finish(grpc::Status::OK);
+      return;
+    }
+    const size_t n = std::min(kChunkBytes, file_.size() - offset_);
+    chunk_.set_data(file_.data() + offset_, n);
+    offset_ += n;
+    StartWrite(&chunk_);
+  }
+
+  std::string file_;
+  size_t offset_ = 0;
+  v1::ExportJournalChunk chunk_;
+};
+
+grpc::ServerWriteReactor<v1::ExportJournalChunk>* ArbiterService::ExportJournal(
+    grpc::CallbackServerContext* context, const v1::ExportJournalRequest* request) {
+  return new ExportReactor(this, context, request);
+}
+
 grpc::ServerUnaryReactor* ArbiterService::GetSnapshot(grpc::CallbackServerContext* context,
                                                       const v1::GetSnapshotRequest* request,
                                                       v1::GetSnapshotResponse* reply) {

@@ -60,10 +60,17 @@ class ArbiterService final : public v1::Arbiter::CallbackService {
                                     v1::RestoreResponse* reply) override;
   grpc::ServerBidiReactor<v1::CastRaysRequest, v1::CastRaysResponse>* QueryStream(
       grpc::CallbackServerContext* context) override;
+  grpc::ServerUnaryReactor* ValidateHit(grpc::CallbackServerContext* context, const v1::ValidateHitRequest* request,
+                                        v1::ValidateHitResponse* reply) override;
+  grpc::ServerUnaryReactor* ReportHashes(grpc::CallbackServerContext* context, const v1::ReportHashesRequest* request,
+                                         v1::ReportHashesResponse* reply) override;
+  grpc::ServerWriteReactor<v1::ExportJournalChunk>* ExportJournal(grpc::CallbackServerContext* context,
+                                                                  const v1::ExportJournalRequest* request) override;
 
  private:
   class WatchReactor;
   class QueryStreamReactor;
+  class ExportReactor;
 
   /// Runs a validated read inline if its world's lock is free, else on the
   /// pool; finishes the call either way.

@@ -25,6 +25,17 @@ ABSL_FLAG(uint32_t, max_worlds, 64, "most worlds the server holds");
 ABSL_FLAG(uint32_t, max_bodies_per_world, uint32_t{1} << 20, "most bodies in one world");
 ABSL_FLAG(uint32_t, max_step_ticks, 100000, "most ticks one Step call may run");
 ABSL_FLAG(int32_t, threads, 0, "worker threads for steps and mutations (0: hardware threads, at least 2)");
+ABSL_FLAG(std::string, data_dir, "",
+          "directory of the durable journal (SQLite, WAL); worlds are recovered from it at start. Empty: no "
+          "journal, worlds live in memory only");
+ABSL_FLAG(std::string, journal_sync, "normal",
+          "full: acknowledged changes survive power loss (fsync per change); normal: they survive a process "
+          "crash, a power loss may drop the last few; off: tests only");
+ABSL_FLAG(uint32_t, snapshot_every_ticks, 600, "journal a full snapshot whenever the tick crosses a multiple of this");
+ABSL_FLAG(bool, journal_queries, false, "also journal every query and its answer (for audits with arbiter replay)");
+ABSL_FLAG(uint32_t, history_seconds, 2, "seconds of past ticks each world keeps for lag-compensated queries");
+ABSL_FLAG(uint32_t, max_history_ticks, 36000, "most past ticks a world may keep (CreateWorld.history_ticks)");
+ABSL_FLAG(uint32_t, hash_window_ticks, 36000, "ticks of state hashes kept per world for ReportHashes");
 ABSL_FLAG(int32_t, shutdown_grace_ms, 10000, "on SIGINT/SIGTERM, how long calls in flight may take to finish");
 
 int main(int argc, char** argv) {
@@ -55,6 +66,18 @@ int main(int argc, char** argv) {
   options.registry.max_worlds = absl::GetFlag(FLAGS_max_worlds);
   options.registry.max_bodies_per_world = absl::GetFlag(FLAGS_max_bodies_per_world);
   options.threads = absl::GetFlag(FLAGS_threads);
+  options.service.history_seconds = absl::GetFlag(FLAGS_history_seconds);
+  options.service.max_history_ticks = absl::GetFlag(FLAGS_max_history_ticks);
+  options.registry.hash_window_ticks = absl::GetFlag(FLAGS_hash_window_ticks);
+  options.data_dir = absl::GetFlag(FLAGS_data_dir);
+  options.snapshot_every_ticks = absl::GetFlag(FLAGS_snapshot_every_ticks);
+  options.journal_queries = absl::GetFlag(FLAGS_journal_queries);
+  absl::StatusOr<arbiter::server::JournalSync> sync = arbiter::server::ParseJournalSync(absl::GetFlag(FLAGS_journal_sync));
+  if (!sync.ok()) {
+    std::fprintf(stderr, "arbiter-server: %s\n", std::string(sync.status().message()).c_str());
+    return 1;
+  }
+  options.journal_sync = *sync;
 
   absl::StatusOr<std::unique_ptr<arbiter::server::ArbiterServer>> server = arbiter::server::ArbiterServer::Start(options);
   if (!server.ok()) {
@@ -63,6 +86,11 @@ int main(int argc, char** argv) {
   }
   const std::string host = options.listen.substr(0, options.listen.rfind(':'));
   // Tests and scripts read this line to learn the port.
+  if (!options.data_dir.empty()) {
+    std::fprintf(stderr, "arbiter-server: journal in %s (sync %s); recovered %zu world(s)%s%s\n",
+                 options.data_dir.c_str(), absl::GetFlag(FLAGS_journal_sync).c_str(), (*server)->recovered().size(),
+                 (*server)->recovered().empty() ? "" : ": ", absl::StrJoin((*server)->recovered(), ", ").c_str());
+  }
   std::printf("arbiter-server listening on %s:%d (worlds: %s)\n", host.c_str(), (*server)->port(),
               (*server)->preloaded().empty() ? "none" : absl::StrJoin((*server)->preloaded(), ", ").c_str());
   std::fflush(stdout);

@@ -9,6 +9,9 @@
 #include <vector>
 
 #include "arbiter/scene/scene.h"
+#include "arbiter/v1/journal.pb.h"
+#include "journal.h"
+#include "journal_file.h"
 #include "arbiter/wire/convert.h"
 #include "status_convert.h"
 
@@ -37,14 +40,21 @@ absl::Status WithPrefix(const absl::Status& s, const std::string& prefix) {
 
 absl::Status Cancelled() { return absl::CancelledError("cancelled by the caller (or its deadline passed)"); }
 
-void FillWorldInfo(const std::string& id, const World& world, bool with_hash, v1::WorldInfo* out) {
+void FillWorldInfo(const std::string& id, uint32_t history_ticks, int64_t oldest_tick, const World& world,
+                   bool with_hash, v1::WorldInfo* out) {
   out->set_world_id(id);
+  out->set_history_ticks(history_ticks);
+  out->set_oldest_tick(oldest_tick);
   wire::ToProto(world.def().gravity, out->mutable_gravity());
   out->set_tick_hz(world.def().tick_hz);
   out->set_max_bodies(world.def().max_bodies);
   out->set_tick(world.tick());
   out->set_body_count(world.body_count());
   if (with_hash) out->set_state_hash(world.StateHash());
+}
+
+void FillWorldInfo(const WorldEntry& entry, const World& world, bool with_hash, v1::WorldInfo* out) {
+  FillWorldInfo(entry.id(), entry.history().capacity(), entry.oldest_tick(world), world, with_hash, out);
 }
 
 absl::Status ParseMode(v1::CastMode mode, const char* field) {
@@ -280,9 +290,129 @@ absl::Status ParseShapeAt(const v1::Shape& shape, const v1::Transform& transform
   return FromCore(wire::ParseTransform(transform, field + ".transform", transform_out));
 }
 
+void SetQuery(v1::RecordedQuery* q, const v1::CastRaysRequest& request, const v1::CastRaysResponse& reply) {
+  *q->mutable_cast_rays() = request;
+  *q->mutable_cast_rays_reply() = reply;
+}
+void SetQuery(v1::RecordedQuery* q, const v1::OverlapRequest& request, const v1::OverlapResponse& reply) {
+  *q->mutable_overlap() = request;
+  *q->mutable_overlap_reply() = reply;
+}
+void SetQuery(v1::RecordedQuery* q, const v1::CastShapesRequest& request, const v1::CastShapesResponse& reply) {
+  *q->mutable_cast_shapes() = request;
+  *q->mutable_cast_shapes_reply() = reply;
+}
+void SetQuery(v1::RecordedQuery* q, const v1::ValidateHitRequest& request, const v1::ValidateHitResponse& reply) {
+  *q->mutable_validate_hit() = request;
+  *q->mutable_validate_hit_reply() = reply;
+}
+
+v1::JournalRecord SnapshotRecord(const World& world, bool restored) {
+  v1::JournalRecord r;
+  r.set_tick(world.tick());
+  const std::vector<uint8_t> bytes = world.Snapshot();
+  r.mutable_snapshot()->set_snapshot(bytes.data(), bytes.size());
+  r.mutable_snapshot()->set_state_hash(world.StateHash());
+  r.mutable_snapshot()->set_restored(restored);
+  return r;
+}
+
+absl::Status CheckPastTick(bool has_at, const v1::PastTick& at) {
+  if (has_at && (at.fraction() < 0 || at.fraction() >= Fixed::kOneRaw)) {
+    return absl::InvalidArgumentError("at.fraction: must be in [0, 1) (Q32.32 raw 0..2^32-1)");
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
-Operations::Operations(WorldRegistry* registry, ServiceLimits limits) : registry_(registry), limits_(std::move(limits)) {}
+Operations::Operations(WorldRegistry* registry, ServiceLimits limits, Durability durability)
+    : registry_(registry), limits_(std::move(limits)), durability_(durability) {}
+
+absl::StatusOr<uint32_t> Operations::HistoryTicks(uint32_t requested, int32_t tick_hz) const {
+  if (requested > limits_.max_history_ticks) {
+    return absl::ResourceExhaustedError("history_ticks: " + std::to_string(requested) + " exceeds the limit of " +
+                                        std::to_string(limits_.max_history_ticks) + " (--max_history_ticks)");
+  }
+  if (requested != 0) return requested;
+  const uint64_t ticks = uint64_t{limits_.history_seconds} * static_cast<uint64_t>(std::max(tick_hz, 1));
+  return static_cast<uint32_t>(std::clamp<uint64_t>(ticks, 1, limits_.max_history_ticks));
+}
+
+absl::Status Operations::JournalNewWorld(const std::string& id, const World& world, uint32_t history_ticks,
+                                         int64_t* key) {
+  *key = -1;
+  if (durability_.journal == nullptr) return absl::OkStatus();
+  v1::JournalRecord header;
+  header.set_seq(0);
+  header.set_tick(world.tick());
+  header.mutable_header()->set_world_id(id);
+  header.mutable_header()->set_history_ticks(history_ticks);
+  header.mutable_header()->set_format(1);
+  v1::JournalRecord snapshot = SnapshotRecord(world, /*restored=*/false);
+  snapshot.set_seq(1);
+  absl::StatusOr<int64_t> k = durability_.journal->CreateWorld(id, header, snapshot);
+  if (!k.ok()) return k.status();
+  *key = *k;
+  return absl::OkStatus();
+}
+
+absl::Status Operations::JournalChange(WorldEntry& entry, std::vector<v1::JournalRecord*> records) {
+  JournalCursor& cursor = entry.journal();
+  if (durability_.journal == nullptr || cursor.key < 0) return absl::OkStatus();
+  uint64_t seq = cursor.seq;
+  std::vector<const v1::JournalRecord*> out;
+  for (v1::JournalRecord* r : records) {
+    r->set_seq(++seq);
+    out.push_back(r);
+  }
+  if (absl::Status s = durability_.journal->Append(cursor.key, out); !s.ok()) {
+    (void)registry_->Remove(entry.id());
+    return absl::UnavailableError("the change could not be journaled, so it was not applied (" +
+                                  std::string(s.message()) + "); world '" + entry.id() +
+                                  "' is offline until the server restarts and recovers it");
+  }
+  cursor.seq = seq;
+  return absl::OkStatus();
+}
+
+void Operations::JournalQuery(const WorldEntry& entry, const World& live, v1::JournalRecord record) const {
+  const JournalCursor& cursor = entry.journal();
+  if (cursor.key < 0) return;
+  record.set_seq(cursor.seq);
+  record.set_tick(live.tick());
+  // An audit trail, not acknowledged state: a failed write costs the record,
+  // not the answer.
+  (void)durability_.journal->AppendQuery(cursor.key, record);
+}
+
+template <class Request, class Reply>
+ReadOp Operations::MakeRead(std::shared_ptr<WorldEntry> entry, const Request& request, Reply* reply,
+                            std::function<absl::Status(const World&, const CancelFn&)> run) {
+  const bool has_at = request.has_at();
+  const int64_t tick = request.at().tick();
+  const Fixed fraction = Fixed::FromRaw(request.at().fraction());
+  std::shared_ptr<const Request> recorded;
+  if (durability_.journal != nullptr && durability_.record_queries) recorded = std::make_shared<Request>(request);
+  const WorldEntry* e = entry.get();
+  return ReadOp{std::move(entry), [this, e, has_at, tick, fraction, reply, run = std::move(run), recorded](
+                                      const World& live, const CancelFn& cancelled) -> absl::Status {
+                  std::shared_ptr<const World> past;
+                  if (has_at) {
+                    if (absl::Status s = FromCore(e->history().At(live, tick, fraction, &past)); !s.ok()) {
+                      return WithPrefix(s, "at.");
+                    }
+                  }
+                  if (absl::Status s = run(past != nullptr ? *past : live, cancelled); !s.ok()) return s;
+                  reply->set_tick_fraction(fraction.raw());
+                  if (recorded != nullptr) {
+                    v1::JournalRecord r;
+                    SetQuery(r.mutable_query(), *recorded, *reply);
+                    JournalQuery(*e, live, std::move(r));
+                  }
+                  return absl::OkStatus();
+                }};
+}
 
 absl::Status Operations::CheckBatch(size_t size, const char* field) const {
   if (size == 0) return absl::InvalidArgumentError(std::string(field) + ": empty batch");
@@ -301,9 +431,9 @@ absl::StatusOr<ReadOp> Operations::PrepareDescribeWorld(const v1::DescribeWorldR
   absl::StatusOr<std::shared_ptr<WorldEntry>> entry = registry_->Find(request.world_id());
   if (!entry.ok()) return entry.status();
   const bool bodies = request.include_bodies();
-  const std::string id = request.world_id();
-  return ReadOp{*entry, [reply, bodies, id](const World& world, const CancelFn& cancelled) -> absl::Status {
-                  FillWorldInfo(id, world, true, reply->mutable_world());
+  const WorldEntry* e = entry->get();
+  return ReadOp{*entry, [reply, bodies, e](const World& world, const CancelFn& cancelled) -> absl::Status {
+                  FillWorldInfo(*e, world, true, reply->mutable_world());
                   if (!bodies) return absl::OkStatus();
                   const std::vector<uint64_t> ids = world.BodyIds();
                   reply->mutable_bodies()->Reserve(static_cast<int>(ids.size()));
@@ -325,6 +455,7 @@ absl::StatusOr<ReadOp> Operations::PrepareCastRays(const v1::CastRaysRequest& re
   const size_t count = has_columns ? static_cast<size_t>(request.columns().origin_x_size())
                                    : static_cast<size_t>(request.rays_size());
   if (absl::Status s = CheckBatch(count, has_columns ? "columns" : "rays"); !s.ok()) return s;
+  if (absl::Status s = CheckPastTick(request.has_at(), request.at()); !s.ok()) return s;
   absl::StatusOr<std::shared_ptr<WorldEntry>> entry = registry_->Find(request.world_id());
   if (!entry.ok()) return entry.status();
 
@@ -341,14 +472,15 @@ absl::StatusOr<ReadOp> Operations::PrepareCastRays(const v1::CastRaysRequest& re
       if (!s.ok()) return WithPrefix(FromCore(s), Indexed("rays", i));
     }
   }
-  return ReadOp{*entry, [parsed, reply](const World& world, const CancelFn& cancelled) {
-                  return RunCastRays(world, *parsed, reply, cancelled);
-                }};
+  return MakeRead(*entry, request, reply, [parsed, reply](const World& world, const CancelFn& cancelled) {
+    return RunCastRays(world, *parsed, reply, cancelled);
+  });
 }
 
 absl::StatusOr<ReadOp> Operations::PrepareOverlap(const v1::OverlapRequest& request, v1::OverlapResponse* reply) {
   const size_t count = static_cast<size_t>(request.queries_size());
   if (absl::Status s = CheckBatch(count, "queries"); !s.ok()) return s;
+  if (absl::Status s = CheckPastTick(request.has_at(), request.at()); !s.ok()) return s;
   absl::StatusOr<std::shared_ptr<WorldEntry>> entry = registry_->Find(request.world_id());
   if (!entry.ok()) return entry.status();
 
@@ -380,7 +512,7 @@ absl::StatusOr<ReadOp> Operations::PrepareOverlap(const v1::OverlapRequest& requ
     }
     if (!s.ok()) return s;
   }
-  return ReadOp{*entry, [parsed, reply](const World& world, const CancelFn& cancelled) -> absl::Status {
+  return MakeRead(*entry, request, reply, [parsed, reply](const World& world, const CancelFn& cancelled) -> absl::Status {
                   reply->set_tick(world.tick());
                   const QueryFilter filter = parsed->filter.Get();
                   reply->mutable_results()->Reserve(static_cast<int>(parsed->queries.size()));
@@ -397,13 +529,14 @@ absl::StatusOr<ReadOp> Operations::PrepareOverlap(const v1::OverlapRequest& requ
                     for (const ShapeRef& ref : refs) wire::ToProto(ref, r->add_shapes());
                   }
                   return absl::OkStatus();
-                }};
+                });
 }
 
 absl::StatusOr<ReadOp> Operations::PrepareCastShapes(const v1::CastShapesRequest& request, v1::CastShapesResponse* reply) {
   if (absl::Status s = ParseMode(request.mode(), "mode"); !s.ok()) return s;
   const size_t count = static_cast<size_t>(request.casts_size());
   if (absl::Status s = CheckBatch(count, "casts"); !s.ok()) return s;
+  if (absl::Status s = CheckPastTick(request.has_at(), request.at()); !s.ok()) return s;
   absl::StatusOr<std::shared_ptr<WorldEntry>> entry = registry_->Find(request.world_id());
   if (!entry.ok()) return entry.status();
 
@@ -423,7 +556,7 @@ absl::StatusOr<ReadOp> Operations::PrepareCastShapes(const v1::CastShapesRequest
       return s;
     }
   }
-  return ReadOp{*entry, [parsed, reply](const World& world, const CancelFn& cancelled) -> absl::Status {
+  return MakeRead(*entry, request, reply, [parsed, reply](const World& world, const CancelFn& cancelled) -> absl::Status {
                   reply->set_tick(world.tick());
                   const QueryFilter filter = parsed->filter.Get();
                   reply->mutable_results()->Reserve(static_cast<int>(parsed->casts.size()));
@@ -441,6 +574,90 @@ absl::StatusOr<ReadOp> Operations::PrepareCastShapes(const v1::CastShapesRequest
                       if (hit && parsed->mode == v1::CAST_MODE_CLOSEST) wire::ToProto(*hit, r->add_hits());
                     }
                   }
+                  return absl::OkStatus();
+                });
+}
+
+absl::StatusOr<ReadOp> Operations::PrepareValidateHit(const v1::ValidateHitRequest& request,
+                                                      v1::ValidateHitResponse* reply) {
+  if (request.shooter_body_id() == 0) return absl::InvalidArgumentError("shooter_body_id: required (non-zero)");
+  if (request.target_body_id() == 0) return absl::InvalidArgumentError("target_body_id: required (non-zero)");
+  if (request.shooter_body_id() == request.target_body_id()) {
+    return absl::InvalidArgumentError("target_body_id: the shooter cannot be its own target");
+  }
+  if (!request.has_ray()) return absl::InvalidArgumentError("ray: required");
+  if (absl::Status s = CheckPastTick(request.has_at(), request.at()); !s.ok()) return s;
+  absl::StatusOr<std::shared_ptr<WorldEntry>> entry = registry_->Find(request.world_id());
+  if (!entry.ok()) return entry.status();
+  struct Parsed {
+    RayCastInput ray;
+    OwnedQueryFilter filter;
+    uint64_t shooter = 0;
+    uint64_t target = 0;
+  };
+  auto parsed = std::make_shared<Parsed>();
+  parsed->shooter = request.shooter_body_id();
+  parsed->target = request.target_body_id();
+  if (absl::Status s = FromCore(wire::ParseRay(request.ray(), "ray", &parsed->ray)); !s.ok()) return s;
+  if (absl::Status s = FromCore(wire::ParseQueryFilter(request.filter(), "filter", &parsed->filter)); !s.ok()) return s;
+  return MakeRead(*entry, request, reply, [parsed, reply](const World& world, const CancelFn&) -> absl::Status {
+    const std::string at = " at tick " + std::to_string(world.tick());
+    if (!world.FindBody(parsed->shooter)) {
+      return absl::NotFoundError("shooter_body_id: no body " + std::to_string(parsed->shooter) + at);
+    }
+    if (!world.FindBody(parsed->target)) {
+      return absl::NotFoundError("target_body_id: no body " + std::to_string(parsed->target) + at);
+    }
+    QueryFilter filter = parsed->filter.Get();
+    std::vector<uint64_t> excluded(filter.exclude_bodies.begin(), filter.exclude_bodies.end());
+    excluded.push_back(parsed->shooter);
+    filter.exclude_bodies = excluded;
+    const std::vector<CastHit> hits = world.CastRayAll(parsed->ray, filter);
+    reply->set_tick(world.tick());
+    const auto on_target = std::find_if(hits.begin(), hits.end(),
+                                        [&](const CastHit& h) { return h.shape.body_id == parsed->target; });
+    if (!hits.empty()) wire::ToProto(hits.front(), reply->mutable_first_hit());
+    if (on_target == hits.end()) {
+      reply->set_verdict(v1::HIT_VERDICT_MISSED);
+    } else {
+      wire::ToProto(*on_target, reply->mutable_target_hit());
+      reply->set_verdict(on_target == hits.begin() ? v1::HIT_VERDICT_CONFIRMED : v1::HIT_VERDICT_BLOCKED);
+    }
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<ReadOp> Operations::PrepareReportHashes(const v1::ReportHashesRequest& request,
+                                                       v1::ReportHashesResponse* reply) {
+  const size_t count = static_cast<size_t>(request.state_hashes_size());
+  if (absl::Status s = CheckBatch(count, "state_hashes"); !s.ok()) return s;
+  absl::StatusOr<std::shared_ptr<WorldEntry>> entry = registry_->Find(request.world_id());
+  if (!entry.ok()) return entry.status();
+  const WorldEntry* e = entry->get();
+  const int64_t first = request.first_tick();
+  std::vector<uint64_t> hashes(request.state_hashes().begin(), request.state_hashes().end());
+  return ReadOp{*entry, [e, first, hashes = std::move(hashes), reply](const World& world, const CancelFn&) {
+                  const TickHashes& known = e->hashes();
+                  const int64_t last = first + static_cast<int64_t>(hashes.size()) - 1;
+                  reply->set_tick(world.tick());
+                  reply->set_oldest_tick(known.oldest());
+                  if (first < known.oldest() || last > known.newest()) {
+                    return absl::OutOfRangeError("first_tick: ticks [" + std::to_string(first) + ", " +
+                                                 std::to_string(last) + "] reported; the server has hashes for [" +
+                                                 std::to_string(known.oldest()) + ", " +
+                                                 std::to_string(known.newest()) + "]");
+                  }
+                  for (size_t i = 0; i < hashes.size(); ++i) {
+                    const int64_t tick = first + static_cast<int64_t>(i);
+                    if (known.At(tick) != hashes[i]) {
+                      reply->set_in_sync(false);
+                      reply->set_first_divergent_tick(tick);
+                      reply->set_server_hash(known.At(tick));
+                      return absl::OkStatus();
+                    }
+                  }
+                  reply->set_in_sync(true);
+                  reply->set_server_hash(known.At(last));
                   return absl::OkStatus();
                 }};
 }
@@ -513,6 +730,8 @@ absl::Status Operations::CreateWorld(const v1::CreateWorldRequest& request, v1::
   if (request.tick_hz() != 0) def.tick_hz = request.tick_hz();
   def.max_bodies = request.max_bodies() != 0 ? request.max_bodies() : limit;
   if (def.tick_hz < 1 || def.tick_hz > kMaxTickHz) return absl::OutOfRangeError("tick_hz: must be in 1..10000");
+  absl::StatusOr<uint32_t> history_ticks = HistoryTicks(request.history_ticks(), def.tick_hz);
+  if (!history_ticks.ok()) return history_ticks.status();
 
   if (cancelled()) return Cancelled();
   World world(def);
@@ -525,25 +744,58 @@ absl::Status Operations::CreateWorld(const v1::CreateWorldRequest& request, v1::
     if (absl::Status s = FromCore(world.AddBodies(bodies)); !s.ok()) return s;
   }
   if (cancelled()) return Cancelled();
-  FillWorldInfo(request.world_id(), world, true, reply->mutable_world());
-  absl::StatusOr<std::shared_ptr<WorldEntry>> entry = registry_->Insert(request.world_id(), std::move(world));
-  return entry.status();
+  if (absl::Status s = registry_->CheckCanInsert(request.world_id()); !s.ok()) return s;
+  FillWorldInfo(request.world_id(), *history_ticks, world.tick(), world, true, reply->mutable_world());
+  int64_t key = -1;
+  if (absl::Status s = JournalNewWorld(request.world_id(), world, *history_ticks, &key); !s.ok()) return s;
+  absl::StatusOr<std::shared_ptr<WorldEntry>> entry =
+      registry_->Insert(request.world_id(), std::move(world), *history_ticks, JournalCursor{key, 1});
+  if (!entry.ok()) {
+    // Another call took the id meanwhile: the journaled world never existed.
+    if (key >= 0) (void)durability_.journal->DeleteWorld(key);
+    return entry.status();
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::shared_ptr<WorldEntry>> Operations::AdoptWorld(const std::string& id, uint32_t history_ticks,
+                                                                   const std::string& snapshot) {
+  if (absl::Status s = ValidateWorldId(id); !s.ok()) return s;
+  World world;
+  const std::span<const uint8_t> bytes(reinterpret_cast<const uint8_t*>(snapshot.data()), snapshot.size());
+  if (absl::Status s = FromCore(World::Restore(bytes, &world)); !s.ok()) return WithPrefix(s, "snapshot: ");
+  return registry_->Insert(id, std::move(world), std::max<uint32_t>(history_ticks, 1));
 }
 
 absl::StatusOr<std::string> Operations::PreloadScene(const std::string& path) {
   scene::Scene loaded;
   if (absl::Status s = FromCore(scene::LoadSceneFile(path, &loaded)); !s.ok()) return s;
   if (absl::Status s = ValidateWorldId(loaded.name, path + ": name"); !s.ok()) return s;
+  // A world recovered from the journal is newer than its scene file.
+  if (registry_->Find(loaded.name).ok()) return loaded.name;
   WorldDef def = loaded.world;
   def.max_bodies = registry_->limits().max_bodies_per_world;
   World world(def);
   if (absl::Status s = FromCore(world.AddBodies(loaded.bodies)); !s.ok()) return WithPrefix(s, path + ": ");
-  absl::StatusOr<std::shared_ptr<WorldEntry>> entry = registry_->Insert(loaded.name, std::move(world));
+  absl::StatusOr<uint32_t> history_ticks = HistoryTicks(0, def.tick_hz);
+  if (!history_ticks.ok()) return history_ticks.status();
+  int64_t key = -1;
+  if (absl::Status s = JournalNewWorld(loaded.name, world, *history_ticks, &key); !s.ok()) return s;
+  absl::StatusOr<std::shared_ptr<WorldEntry>> entry =
+      registry_->Insert(loaded.name, std::move(world), *history_ticks, JournalCursor{key, 1});
   if (!entry.ok()) return WithPrefix(entry.status(), path + ": ");
   return loaded.name;
 }
 
 absl::Status Operations::DeleteWorld(const v1::DeleteWorldRequest& request, v1::DeleteWorldResponse* reply) {
+  if (durability_.journal != nullptr) {
+    absl::StatusOr<std::shared_ptr<WorldEntry>> found = registry_->Find(request.world_id());
+    if (!found.ok()) return found.status();
+    const int64_t key = (*found)->Read([&](const World&) { return (*found)->journal().key; });
+    if (key >= 0) {
+      if (absl::Status s = durability_.journal->DeleteWorld(key); !s.ok()) return s;
+    }
+  }
   absl::StatusOr<std::shared_ptr<WorldEntry>> entry = registry_->Remove(request.world_id());
   if (!entry.ok()) return entry.status();
   reply->set_tick((*entry)->Read([](const World& world) { return world.tick(); }));
@@ -552,7 +804,7 @@ absl::Status Operations::DeleteWorld(const v1::DeleteWorldRequest& request, v1::
 
 absl::Status Operations::ListWorlds(const v1::ListWorldsRequest&, v1::ListWorldsResponse* reply) {
   for (const std::shared_ptr<WorldEntry>& entry : registry_->List()) {
-    entry->Read([&](const World& world) { FillWorldInfo(entry->id(), world, false, reply->add_worlds()); });
+    entry->Read([&](const World& world) { FillWorldInfo(*entry, world, false, reply->add_worlds()); });
   }
   return absl::OkStatus();
 }
@@ -571,6 +823,10 @@ absl::Status Operations::AddBodies(const v1::AddBodiesRequest& request, v1::AddB
   }
   return (*entry)->Write([&](World& world) -> absl::Status {
     if (absl::Status s = FromCore(world.AddBodies(bodies)); !s.ok()) return s;
+    v1::JournalRecord record;
+    record.set_tick(world.tick());
+    *record.mutable_add_bodies() = request;
+    if (absl::Status s = JournalChange(**entry, {&record}); !s.ok()) return s;
     reply->set_tick(world.tick());
     reply->set_body_count(world.body_count());
     return absl::OkStatus();
@@ -584,6 +840,10 @@ absl::Status Operations::RemoveBodies(const v1::RemoveBodiesRequest& request, v1
   const std::vector<uint64_t> ids(request.body_ids().begin(), request.body_ids().end());
   return (*entry)->Write([&](World& world) -> absl::Status {
     if (absl::Status s = FromCore(world.RemoveBodies(ids)); !s.ok()) return s;
+    v1::JournalRecord record;
+    record.set_tick(world.tick());
+    *record.mutable_remove_bodies() = request;
+    if (absl::Status s = JournalChange(**entry, {&record}); !s.ok()) return s;
     reply->set_tick(world.tick());
     reply->set_body_count(world.body_count());
     return absl::OkStatus();
@@ -608,6 +868,10 @@ absl::Status Operations::UpdateBodies(const v1::UpdateBodiesRequest& request, v1
         return s;
       }
     }
+    v1::JournalRecord record;
+    record.set_tick(world.tick());
+    *record.mutable_update_bodies() = request;
+    if (absl::Status s = JournalChange(**entry, {&record}); !s.ok()) return s;
     reply->set_tick(world.tick());
     return absl::OkStatus();
   });
@@ -660,14 +924,18 @@ absl::Status Operations::Step(const v1::StepRequest& request, v1::StepResponse* 
     // to return to if a later command fails or the caller cancels.
     std::optional<std::vector<uint8_t>> before;
     if (ticks > 1) before = world.Snapshot();
+    const int64_t start_tick = world.tick();
     auto abandon = [&](absl::Status why) {
       if (before) {
         World restored;
         MustSucceed(World::Restore(*before, &restored));
         world = std::move(restored);
       }
+      world_entry.history().DropFrom(start_tick);
       return why;
     };
+    std::vector<uint64_t> tick_hashes;
+    tick_hashes.reserve(ticks);
 
     const bool watched = world_entry.events().HasSubscribers();
     const bool want_events = !request.omit_events() || watched;
@@ -677,6 +945,9 @@ absl::Status Operations::Step(const v1::StepRequest& request, v1::StepResponse* 
     size_t next = 0;
     for (uint32_t t = 0; t < ticks; ++t) {
       if (t > 0 && cancelled()) return abandon(Cancelled());
+      // The state at this tick is final now: the step commands below
+      // belong to the step out of it.
+      world_entry.history().Record(world);
       std::vector<Undo> undo;
       for (; next < command_count && request.commands(static_cast<int>(order[next])).tick_offset() == t; ++next) {
         const size_t i = order[next];
@@ -686,6 +957,7 @@ absl::Status Operations::Step(const v1::StepRequest& request, v1::StepResponse* 
         }
       }
       world.Step(want_events ? &events : nullptr);
+      tick_hashes.push_back(world.StateHash());
       if (want_events || request.hash_every_tick()) {
         auto tick = std::make_shared<v1::TickEvents>();
         if (want_events) {
@@ -693,12 +965,27 @@ absl::Status Operations::Step(const v1::StepRequest& request, v1::StepResponse* 
         } else {
           tick->set_tick(world.tick());
         }
-        if (request.hash_every_tick()) tick->set_state_hash(world.StateHash());
+        if (request.hash_every_tick()) tick->set_state_hash(tick_hashes.back());
         published.push_back(std::move(tick));
       }
     }
+    v1::JournalRecord record;
+    record.set_tick(start_tick);
+    *record.mutable_step() = request;
+    for (uint64_t h : tick_hashes) record.add_tick_hashes(h);
+    std::vector<v1::JournalRecord*> records = {&record};
+    // A checkpoint when the step crossed a multiple of --snapshot_every_ticks,
+    // so that a restart replays a bounded tail.
+    v1::JournalRecord checkpoint;
+    const int64_t every = durability_.snapshot_every_ticks;
+    if (durability_.journal != nullptr && every > 0 && world.tick() / every != start_tick / every) {
+      checkpoint = SnapshotRecord(world, /*restored=*/false);
+      records.push_back(&checkpoint);
+    }
+    if (absl::Status s = JournalChange(world_entry, std::move(records)); !s.ok()) return s;
+    for (uint64_t h : tick_hashes) world_entry.hashes().Push(h);
     reply->set_tick(world.tick());
-    reply->set_state_hash(world.StateHash());
+    reply->set_state_hash(tick_hashes.back());
     if (!request.omit_events()) {
       reply->mutable_ticks()->Reserve(static_cast<int>(published.size()));
       for (const auto& tick : published) *reply->add_ticks() = *tick;
@@ -734,11 +1021,38 @@ absl::Status Operations::Restore(const v1::RestoreRequest& request, v1::RestoreR
     return absl::ResourceExhaustedError("snapshot: its body limit (" + std::to_string(restored.def().max_bodies) +
                                         ") exceeds the server's --max_bodies_per_world (" + std::to_string(limit) + ")");
   }
-  return (*entry)->Write([&](World& world) {
+  return (*entry)->Write([&](World& world) -> absl::Status {
+    v1::JournalRecord record = SnapshotRecord(restored, /*restored=*/true);
+    record.set_tick(world.tick());  // like every record: the tick it was applied at
+    if (absl::Status s = JournalChange(**entry, {&record}); !s.ok()) return s;
     world = std::move(restored);
-    FillWorldInfo(request.world_id(), world, true, reply->mutable_world());
+    (*entry)->history().Clear();
+    (*entry)->hashes().Reset(world.tick(), record.snapshot().state_hash());
+    FillWorldInfo(**entry, world, true, reply->mutable_world());
     return absl::OkStatus();
   });
+}
+
+absl::Status Operations::ExportJournal(const v1::ExportJournalRequest& request, std::string* file) {
+  if (durability_.journal == nullptr) {
+    return absl::FailedPreconditionError("this server keeps no journal (start it with --data_dir)");
+  }
+  if (request.from_tick() < 0 || request.to_tick() < 0) {
+    return absl::InvalidArgumentError("from_tick, to_tick: must not be negative");
+  }
+  if (request.to_tick() != 0 && request.to_tick() <= request.from_tick()) {
+    return absl::InvalidArgumentError("to_tick: must be after from_tick (or 0 for the end)");
+  }
+  absl::StatusOr<std::shared_ptr<WorldEntry>> entry = registry_->Find(request.world_id());
+  if (!entry.ok()) return entry.status();
+  const int64_t key = (*entry)->Read([&](const World&) { return (*entry)->journal().key; });
+  if (key < 0) return absl::FailedPreconditionError("world_id: world '" + request.world_id() + "' is not journaled");
+  *file = std::string(kJournalFileMagic);
+  return durability_.journal->ReadRange(key, request.from_tick(), request.to_tick(),
+                                        [&](const v1::JournalRecord& r) {
+                                          AppendDelimited(r, file);
+                                          return absl::OkStatus();
+                                        });
 }
 
 }  // namespace arbiter::server

@@ -28,6 +28,7 @@
 #include "absl/status/statusor.h"
 #include "arbiter/core/world.h"
 #include "arbiter/v1/arbiter.pb.h"
+#include "arbiter/v1/journal.pb.h"
 #include "world_registry.h"
 
 namespace arbiter::server {
@@ -38,6 +39,17 @@ struct ServiceLimits {
   size_t max_message_bytes = size_t{64} << 20;  ///< request and reply size
   uint32_t max_step_ticks = 100000;           ///< ticks per Step call
   std::string scene_dir;                      ///< CreateWorld.scene root; empty disables
+  uint32_t history_seconds = 2;               ///< default lag-compensation window
+  uint32_t max_history_ticks = 36000;         ///< CreateWorld.history_ticks limit
+};
+
+class Journal;
+
+/// Where accepted changes go before they are acknowledged (journal.h).
+struct Durability {
+  Journal* journal = nullptr;         ///< null: nowhere (in memory only)
+  uint32_t snapshot_every_ticks = 600;  ///< a checkpoint whenever tick % this == 0
+  bool record_queries = false;        ///< also journal queries and their answers
 };
 
 /// Polled between batch items and between ticks; true once the caller has
@@ -52,7 +64,7 @@ struct ReadOp {
 
 class Operations {
  public:
-  Operations(WorldRegistry* registry, ServiceLimits limits);
+  Operations(WorldRegistry* registry, ServiceLimits limits, Durability durability = {});
 
   const ServiceLimits& limits() const { return limits_; }
   WorldRegistry& registry() { return *registry_; }
@@ -64,6 +76,8 @@ class Operations {
   absl::StatusOr<ReadOp> PrepareCastShapes(const v1::CastShapesRequest& request, v1::CastShapesResponse* reply);
   absl::StatusOr<ReadOp> PrepareGetStateHash(const v1::GetStateHashRequest& request, v1::GetStateHashResponse* reply);
   absl::StatusOr<ReadOp> PrepareGetSnapshot(const v1::GetSnapshotRequest& request, v1::GetSnapshotResponse* reply);
+  absl::StatusOr<ReadOp> PrepareValidateHit(const v1::ValidateHitRequest& request, v1::ValidateHitResponse* reply);
+  absl::StatusOr<ReadOp> PrepareReportHashes(const v1::ReportHashesRequest& request, v1::ReportHashesResponse* reply);
 
   // ---- Everything else: may block on world locks (run on a worker) --------------
   absl::Status CreateWorld(const v1::CreateWorldRequest& request, v1::CreateWorldResponse* reply,
@@ -75,6 +89,13 @@ class Operations {
   absl::Status UpdateBodies(const v1::UpdateBodiesRequest& request, v1::UpdateBodiesResponse* reply);
   absl::Status Step(const v1::StepRequest& request, v1::StepResponse* reply, const CancelFn& cancelled);
   absl::Status Restore(const v1::RestoreRequest& request, v1::RestoreResponse* reply);
+  /// The bytes of a journal export file (journal.proto).
+  absl::Status ExportJournal(const v1::ExportJournalRequest& request, std::string* file);
+
+  /// Inserts a world rebuilt from a journal snapshot (recovery and replay),
+  /// not journaled again.
+  absl::StatusOr<std::shared_ptr<WorldEntry>> AdoptWorld(const std::string& id, uint32_t history_ticks,
+                                                         const std::string& snapshot);
 
   /// Loads a scene file named by the operator (--scene) as a world called
   /// after the scene's "name"; returns that name.
@@ -83,9 +104,26 @@ class Operations {
  private:
   /// RESOURCE_EXHAUSTED past --max_batch, INVALID_ARGUMENT when empty.
   absl::Status CheckBatch(size_t size, const char* field) const;
+  /// The default or requested lag-compensation window of a new world.
+  absl::StatusOr<uint32_t> HistoryTicks(uint32_t requested, int32_t tick_hz) const;
+  /// Journals a new world before it is inserted (no-op without a journal).
+  absl::Status JournalNewWorld(const std::string& id, const World& world, uint32_t history_ticks, int64_t* key);
+  /// Journals `records` (seq assigned here) for a change already applied to
+  /// `world` under its exclusive lock. On failure the world is taken out of
+  /// the registry, so nobody sees the unacknowledged change; a restart
+  /// recovers the last acknowledged state.
+  absl::Status JournalChange(WorldEntry& entry, std::vector<v1::JournalRecord*> records);
+  /// Appends a query and its reply when --journal_queries is on.
+  void JournalQuery(const WorldEntry& entry, const World& live, v1::JournalRecord record) const;
+  /// Wraps a read so it runs on the world as at `at` (when set) and, when
+  /// queries are journaled, records it with its reply.
+  template <class Request, class Reply>
+  ReadOp MakeRead(std::shared_ptr<WorldEntry> entry, const Request& request, Reply* reply,
+                  std::function<absl::Status(const World&, const CancelFn&)> run);
 
   WorldRegistry* registry_;
   const ServiceLimits limits_;
+  const Durability durability_;
 };
 
 }  // namespace arbiter::server

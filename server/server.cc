@@ -1,5 +1,7 @@
 #include "server.h"
 
+#include "replay.h"
+
 #include <algorithm>
 #include <thread>
 
@@ -11,7 +13,17 @@ namespace arbiter::server {
 absl::StatusOr<std::unique_ptr<ArbiterServer>> ArbiterServer::Start(const ServerOptions& options) {
   std::unique_ptr<ArbiterServer> s(new ArbiterServer());
   s->registry_ = std::make_unique<WorldRegistry>(options.registry);
-  s->operations_ = std::make_unique<Operations>(s->registry_.get(), options.service);
+  Durability durability;
+  if (!options.data_dir.empty()) {
+    absl::StatusOr<std::unique_ptr<Journal>> journal = Journal::Open({options.data_dir, options.journal_sync});
+    if (!journal.ok()) return journal.status();
+    s->journal_ = std::move(*journal);
+    if (absl::Status r = s->Recover(); !r.ok()) return r;
+    durability.journal = s->journal_.get();
+    durability.snapshot_every_ticks = options.snapshot_every_ticks;
+    durability.record_queries = options.journal_queries;
+  }
+  s->operations_ = std::make_unique<Operations>(s->registry_.get(), options.service, durability);
   for (const std::string& path : options.preload_scenes) {
     absl::StatusOr<std::string> name = s->operations_->PreloadScene(path);
     if (!name.ok()) return name.status();
@@ -35,6 +47,23 @@ absl::StatusOr<std::unique_ptr<ArbiterServer>> ArbiterServer::Start(const Server
     return absl::UnavailableError("listen: cannot listen on '" + options.listen + "'");
   }
   return s;
+}
+
+absl::Status ArbiterServer::Recover() {
+  absl::StatusOr<std::vector<Journal::StoredWorld>> worlds = journal_->LiveWorlds();
+  if (!worlds.ok()) return worlds.status();
+  for (const Journal::StoredWorld& stored : *worlds) {
+    Replayer replayer(registry_.get(), Replayer::Mode::kRecover);
+    absl::Status s = journal_->ReadForRecovery(stored.key, [&](const v1::JournalRecord& r) { return replayer.Apply(r); });
+    if (s.ok() && replayer.entry() == nullptr) s = absl::DataLossError("no snapshot to start from");
+    if (!s.ok()) {
+      return absl::Status(s.code(), "recovering world '" + stored.world_id + "' from " + journal_->path() + ": " +
+                                        std::string(s.message()));
+    }
+    replayer.entry()->Write([&](World&) { replayer.entry()->journal() = {stored.key, replayer.last_seq()}; });
+    recovered_.push_back(stored.world_id);
+  }
+  return absl::OkStatus();
 }
 
 ArbiterServer::~ArbiterServer() { Shutdown(std::chrono::milliseconds(0)); }

@@ -17,6 +17,7 @@
 
 #include "absl/status/statusor.h"
 #include "arbiter_service.h"
+#include "journal.h"
 #include "operations.h"
 #include "worker_pool.h"
 #include "world_registry.h"
@@ -35,6 +36,11 @@ struct ServerOptions {
   int threads = 0;
   /// Ticks a WatchEvents stream may fall behind before it is dropped.
   size_t max_watch_backlog = 4096;
+  /// The journal's directory; empty: no journal (worlds live in memory only).
+  std::string data_dir;
+  JournalSync journal_sync = JournalSync::kNormal;
+  uint32_t snapshot_every_ticks = 600;
+  bool journal_queries = false;
 };
 
 class ArbiterServer {
@@ -47,6 +53,8 @@ class ArbiterServer {
   int port() const { return port_; }
   /// Worlds preloaded at start, in the order given.
   const std::vector<std::string>& preloaded() const { return preloaded_; }
+  /// Worlds recovered from the journal at start, by journal key.
+  const std::vector<std::string>& recovered() const { return recovered_; }
   WorldRegistry& registry() { return *registry_; }
   grpc::Server& grpc_server() { return *server_; }
 
@@ -61,6 +69,10 @@ class ArbiterServer {
  private:
   ArbiterServer() = default;
 
+  /// Rebuilds every live world in the journal (before serving).
+  absl::Status Recover();
+
+  std::unique_ptr<Journal> journal_;
   std::unique_ptr<WorldRegistry> registry_;
   std::unique_ptr<Operations> operations_;
   std::unique_ptr<WorkerPool> pool_;
@@ -68,6 +80,7 @@ class ArbiterServer {
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
   std::vector<std::string> preloaded_;
+  std::vector<std::string> recovered_;
   std::once_flag shutdown_once_;
 };
 

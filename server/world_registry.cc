@@ -30,10 +30,12 @@ absl::Status WorldRegistry::CheckCanInsert(std::string_view id) const {
   return CheckCanInsertLocked(id);
 }
 
-absl::StatusOr<std::shared_ptr<WorldEntry>> WorldRegistry::Insert(std::string id, World world) {
+absl::StatusOr<std::shared_ptr<WorldEntry>> WorldRegistry::Insert(std::string id, World world, uint32_t history_ticks,
+                                                                  JournalCursor journal) {
   std::lock_guard<std::mutex> lock(mu_);
   if (absl::Status s = CheckCanInsertLocked(id); !s.ok()) return s;
-  auto entry = std::make_shared<WorldEntry>(id, std::move(world));
+  auto entry =
+      std::make_shared<WorldEntry>(id, std::move(world), history_ticks, limits_.hash_window_ticks, journal);
   worlds_.emplace(std::move(id), entry);
   return entry;
 }

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -23,16 +24,60 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "arbiter/core/history.h"
 #include "arbiter/core/world.h"
 #include "event_broadcaster.h"
 #include "rw_lock.h"
 
 namespace arbiter::server {
 
-/// One world and its lock and event fan-out.
+/// The state hash after the step into each recent tick (and at creation
+/// or restore), for lockstep peers' ReportHashes. Guarded by the world lock.
+class TickHashes {
+ public:
+  explicit TickHashes(size_t capacity) : capacity_(capacity > 0 ? capacity : 1) {}
+  /// Starts over at `tick` (creation, restore).
+  void Reset(int64_t tick, uint64_t hash) {
+    hashes_.clear();
+    first_tick_ = tick;
+    hashes_.push_back(hash);
+  }
+  /// The hash after the step into `tick` (== newest() + 1).
+  void Push(uint64_t hash) {
+    hashes_.push_back(hash);
+    if (hashes_.size() > capacity_) {
+      hashes_.pop_front();
+      ++first_tick_;
+    }
+  }
+  int64_t oldest() const { return first_tick_; }
+  int64_t newest() const { return first_tick_ + static_cast<int64_t>(hashes_.size()) - 1; }
+  /// Only for oldest() <= tick <= newest().
+  uint64_t At(int64_t tick) const { return hashes_[static_cast<size_t>(tick - first_tick_)]; }
+
+ private:
+  const size_t capacity_;
+  int64_t first_tick_ = 0;
+  std::deque<uint64_t> hashes_;
+};
+
+/// Where a world's records go in the journal; guarded by the world lock.
+struct JournalCursor {
+  int64_t key = -1;   ///< the world's key in the journal; -1: not journaled
+  uint64_t seq = 0;   ///< the last record written
+};
+
+/// One world and its lock, event fan-out, recent past and journal cursor.
 class WorldEntry {
  public:
-  WorldEntry(std::string id, World world) : id_(std::move(id)), world_(std::move(world)) {}
+  WorldEntry(std::string id, World world, uint32_t history_ticks, size_t hash_window, JournalCursor journal = {})
+      : id_(std::move(id)),
+        world_(std::move(world)),
+        history_(history_ticks),
+        hashes_(hash_window),
+        journal_(journal) {
+    hashes_.Reset(world_.tick(), world_.StateHash());
+  }
   WorldEntry(const WorldEntry&) = delete;
   WorldEntry& operator=(const WorldEntry&) = delete;
 
@@ -65,16 +110,33 @@ class WorldEntry {
 
   EventBroadcaster& events() { return events_; }
 
+  // Each of these is guarded by the world lock: read under the shared lock,
+  // change under the exclusive one. (WorldHistory::At is safe to call from
+  // many readers at once.)
+  WorldHistory& history() { return history_; }
+  const WorldHistory& history() const { return history_; }
+  TickHashes& hashes() { return hashes_; }
+  const TickHashes& hashes() const { return hashes_; }
+  JournalCursor& journal() { return journal_; }
+  const JournalCursor& journal() const { return journal_; }
+  /// The oldest tick a query may name.
+  int64_t oldest_tick(const World& world) const { return history_.empty() ? world.tick() : history_.oldest_tick(); }
+
  private:
   const std::string id_;
   mutable RwLock lock_;
   World world_;
   EventBroadcaster events_;
+  WorldHistory history_;
+  TickHashes hashes_;
+  JournalCursor journal_;
 };
 
 struct RegistryLimits {
   size_t max_worlds = 64;
   uint32_t max_bodies_per_world = uint32_t{1} << 20;
+  /// Ticks of state hashes kept per world for ReportHashes.
+  size_t hash_window_ticks = 36000;
 };
 
 /// INVALID_ARGUMENT unless `id` has 1..64 characters from [A-Za-z0-9._-].
@@ -91,7 +153,11 @@ class WorldRegistry {
   absl::Status CheckCanInsert(std::string_view id) const;
   /// Adds a built world. Fails as CheckCanInsert (another caller may have
   /// taken the id since), or UNAVAILABLE once CloseAll was called.
-  absl::StatusOr<std::shared_ptr<WorldEntry>> Insert(std::string id, World world);
+  /// `history_ticks`: the lag-compensation window (WorldHistory capacity).
+  /// `journal`: where its changes are journaled (set before anyone can
+  /// change it).
+  absl::StatusOr<std::shared_ptr<WorldEntry>> Insert(std::string id, World world, uint32_t history_ticks,
+                                                     JournalCursor journal = {});
   /// NOT_FOUND for an unknown id.
   absl::StatusOr<std::shared_ptr<WorldEntry>> Find(std::string_view id) const;
   /// Takes the world out of the registry and closes its watchers (ABORTED);

@@ -26,9 +26,10 @@ using Json = nlohmann::ordered_json;
 constexpr const char* kDefaultServer = "127.0.0.1:50051";
 constexpr const char* kDefaultWorld = "demo";
 
-const std::set<std::string> kValuedFlags = {"server", "world", "timeout_ms", "batch", "chunk", "service", "count"};
-const std::set<std::string> kKnownFlags = {"server", "world", "timeout_ms", "batch", "chunk", "service", "count",
-                                           "json",   "all",   "any",        "replace", "bodies"};
+const std::set<std::string> kValuedFlags = {"server", "world",   "timeout_ms", "batch",  "chunk",
+                                            "service", "count", "from_tick", "to_tick"};
+const std::set<std::string> kKnownFlags = {"server", "world", "timeout_ms", "batch",   "chunk",  "service", "count",
+                                           "json",   "all",   "any",        "replace", "bodies", "from_tick", "to_tick"};
 
 struct Context {
   ArbiterClient* client;
@@ -396,6 +397,29 @@ int Restore(const Context& c) {
   return 0;
 }
 
+int Export(const Context& c) {
+  const auto& p = c.args->positional();
+  if (p.size() != 1) return Usage("usage: arbiter export FILE [--from_tick N] [--to_tick M] [--world ID]");
+  const std::optional<uint64_t> from = ParseUint(c.args->Get("from_tick", "0"));
+  const std::optional<uint64_t> to = ParseUint(c.args->Get("to_tick", "0"));
+  if (!from || !to) return Usage("export: --from_tick and --to_tick must be non-negative integers");
+  v1::ExportJournalRequest request;
+  request.set_world_id(c.world);
+  request.set_from_tick(static_cast<int64_t>(*from));
+  request.set_to_tick(static_cast<int64_t>(*to));
+  absl::StatusOr<std::string> file = c.client->ExportJournal(request);
+  if (!file.ok()) return Fail(file.status());
+  std::ofstream out(p[0], std::ios::binary | std::ios::trunc);
+  out.write(file->data(), static_cast<std::streamsize>(file->size()));
+  if (!out.flush()) return Fail(absl::UnavailableError("cannot write " + p[0]));
+  if (c.json) {
+    PrintJson({{"world", c.world}, {"file", p[0]}, {"bytes", file->size()}});
+  } else {
+    std::printf("wrote %zu bytes of world %s's journal to %s\n", file->size(), c.world.c_str(), p[0].c_str());
+  }
+  return 0;
+}
+
 int Watch(const Context& c) {
   const std::optional<uint64_t> count = ParseUint(c.args->Get("count", "0"));
   if (!count) return Usage("watch: --count must be a non-negative integer");
@@ -448,7 +472,7 @@ const Command kCommands[] = {
     {"worlds", Worlds}, {"describe", Describe}, {"load", LoadCommand}, {"delete", Delete},
     {"ray", Ray},       {"overlap", Overlap},   {"sweep", Sweep},      {"step", Step},
     {"hash", Hash},     {"snapshot", Snapshot}, {"restore", Restore},  {"watch", Watch},
-    {"health", Health},
+    {"health", Health}, {"export", Export},
 };
 
 }  // namespace
@@ -473,6 +497,8 @@ const char* ServerCommandsUsage() {
          "  step [N] [--chunk K]            advance N ticks (default 1), K per call (default 60)\n"
          "  hash                            the world's state hash\n"
          "  snapshot FILE | restore FILE    save or restore the world's state\n"
+         "  export FILE [--from_tick N] [--to_tick M]\n"
+         "                                  save the world's journal (server with --data_dir) for replay verify\n"
          "  watch [--count N]               print each tick's events as the world steps\n"
          "  health [--service S]            gRPC health check (exit 0 when SERVING)\n"
          "common flags: --server HOST:PORT (default 127.0.0.1:50051), --world ID (default demo),\n"

@@ -6,6 +6,7 @@
 #include "bench.h"
 #include "commands.h"
 #include "demo.h"
+#include "replay_command.h"
 
 namespace {
 
@@ -16,6 +17,7 @@ void PrintUsage() {
                "  demo                            run a few core queries in-process and print the answers\n"
                "  bench [--seconds S] [--concurrency 1,8,64] [--batch N] [--window W] [--scene F --queries F]\n"
                "                                  load generator: empty RPC, unary and batched rays, stream\n"
+               "  replay verify FILE [--json]     re-run a journal export offline; exit 1 if any tick or answer differs\n"
                "%s",
                arbiter::cli::ServerCommandsUsage());
 }
@@ -29,6 +31,7 @@ int main(int argc, char** argv) {
   }
   if (std::strcmp(argv[1], "demo") == 0) return arbiter::cli::RunDemo();
   if (std::strcmp(argv[1], "bench") == 0) return arbiter::cli::RunBench(argc, argv);
+  if (std::strcmp(argv[1], "replay") == 0) return arbiter::cli::RunReplay(argc, argv);
   if (arbiter::cli::IsServerCommand(argv[1])) return arbiter::cli::RunServerCommand(argc, argv);
   std::fprintf(stderr, "arbiter: unknown command '%s'\n", argv[1]);
   PrintUsage();

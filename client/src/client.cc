@@ -48,8 +48,22 @@ ARBITER_CLIENT_UNARY(Step, StepRequest, StepResponse)
 ARBITER_CLIENT_UNARY(GetStateHash, GetStateHashRequest, GetStateHashResponse)
 ARBITER_CLIENT_UNARY(GetSnapshot, GetSnapshotRequest, GetSnapshotResponse)
 ARBITER_CLIENT_UNARY(Restore, RestoreRequest, RestoreResponse)
+ARBITER_CLIENT_UNARY(ValidateHit, ValidateHitRequest, ValidateHitResponse)
+ARBITER_CLIENT_UNARY(ReportHashes, ReportHashesRequest, ReportHashesResponse)
 
 #undef ARBITER_CLIENT_UNARY
+
+absl::StatusOr<std::string> ArbiterClient::ExportJournal(const v1::ExportJournalRequest& request) {
+  grpc::ClientContext context;
+  Prepare(&context);
+  std::unique_ptr<grpc::ClientReader<v1::ExportJournalChunk>> reader = stub_->ExportJournal(&context, request);
+  std::string file;
+  v1::ExportJournalChunk chunk;
+  while (reader->Read(&chunk)) file += chunk.data();
+  const grpc::Status status = reader->Finish();
+  if (!status.ok()) return FromGrpcStatus(status);
+  return file;
+}
 
 std::unique_ptr<ArbiterClient> ArbiterClient::Connect(const std::string& target, const ClientOptions& options) {
   grpc::ChannelArguments args;

@@ -45,6 +45,15 @@ void WorldHistory::Clear() {
   cache_.clear();
 }
 
+void WorldHistory::DropFrom(int64_t tick) {
+  while (!frames_.empty() && frames_.back().tick >= tick) {
+    pose_bytes_ -= frames_.back().poses.capacity() * sizeof(Transform);
+    frames_.pop_back();
+  }
+  std::lock_guard<std::mutex> lock(cache_mu_);
+  std::erase_if(cache_, [&](const CachedView& v) { return v.tick >= tick; });
+}
+
 void WorldHistory::Record(const World& world) {
   const World::Impl& w = *world.impl_;
   if (!frames_.empty() && w.tick != frames_.back().tick + 1) Clear();

@@ -107,6 +107,10 @@ class ArbiterClient {
   absl::StatusOr<v1::GetStateHashResponse> GetStateHash(const v1::GetStateHashRequest& request);
   absl::StatusOr<v1::GetSnapshotResponse> GetSnapshot(const v1::GetSnapshotRequest& request);
   absl::StatusOr<v1::RestoreResponse> Restore(const v1::RestoreRequest& request);
+  absl::StatusOr<v1::ValidateHitResponse> ValidateHit(const v1::ValidateHitRequest& request);
+  absl::StatusOr<v1::ReportHashesResponse> ReportHashes(const v1::ReportHashesRequest& request);
+  /// The bytes of a journal export file (the whole stream, concatenated).
+  absl::StatusOr<std::string> ExportJournal(const v1::ExportJournalRequest& request);
   /// Opens a WatchEvents stream (events of every tick stepped from now on).
   std::unique_ptr<EventWatch> WatchEvents(const std::string& world_id);
   /// Opens a QueryStream.

@@ -60,6 +60,9 @@ class WorldHistory {
   void Record(const World& world);
   /// Forgets everything (e.g. after the world was replaced by a snapshot).
   void Clear();
+  /// Forgets `tick` and every later tick (a multi-tick step that was rolled
+  /// back). Ticks already pushed out by the capacity stay lost.
+  void DropFrom(int64_t tick);
 
   bool empty() const { return frames_.empty(); }
   /// The oldest retained tick; only when !empty().

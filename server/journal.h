@@ -1,0 +1,107 @@
+// File: journal.h
+//
+// The durable journal: every accepted change and step of every world, in
+// an embedded SQLite database (WAL mode) under the server's --data_dir.
+// A change is acknowledged only after its record is committed, so a
+// restarted server replays every acknowledged tick (see replay.h).
+//
+// What each --journal_sync setting guarantees (SQLite's `synchronous`):
+//   full    every acknowledged change survives a process crash and a power
+//           loss or kernel panic (one fsync per commit);
+//   normal  every acknowledged change survives a process crash (SIGKILL,
+//           abort); a power loss may lose the last few commits, never
+//           corrupts the store (WAL fsyncs at checkpoints only);
+//   off     as normal for a process crash; a power loss may corrupt the
+//           store. For tests and benchmarks.
+//
+// Layout: `worlds` (one row per world ever created; `live` cleared when it
+// is deleted), `records` (JournalRecord bytes by (world, seq)), `queries`
+// (recorded queries by (world, seq of the last change they saw, n)).
+//
+// Thread safety: every method may be called from any thread; one mutex
+// serialises them over one connection.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "arbiter/v1/journal.pb.h"
+
+struct sqlite3;
+struct sqlite3_stmt;
+
+namespace arbiter::server {
+
+enum class JournalSync { kFull, kNormal, kOff };
+
+/// Parses "full", "normal" or "off".
+absl::StatusOr<JournalSync> ParseJournalSync(std::string_view text);
+
+struct JournalOptions {
+  std::string data_dir;  ///< created if missing; holds arbiter.db
+  JournalSync sync = JournalSync::kNormal;
+};
+
+class Journal {
+ public:
+  static absl::StatusOr<std::unique_ptr<Journal>> Open(const JournalOptions& options);
+  ~Journal();
+  Journal(const Journal&) = delete;
+  Journal& operator=(const Journal&) = delete;
+
+  const std::string& path() const { return path_; }
+
+  struct StoredWorld {
+    int64_t key = 0;
+    std::string world_id;
+  };
+  /// Live worlds, by key (creation order).
+  absl::StatusOr<std::vector<StoredWorld>> LiveWorlds();
+
+  /// A new world: its header (seq 0) and creation snapshot (seq 1), in one
+  /// transaction. Returns the world's key.
+  absl::StatusOr<int64_t> CreateWorld(const std::string& world_id, const v1::JournalRecord& header,
+                                      const v1::JournalRecord& snapshot);
+  /// Marks the world deleted (its records stay, for audits).
+  absl::Status DeleteWorld(int64_t key);
+  /// Appends records of one world in one transaction (a step and the
+  /// checkpoint after it commit together).
+  absl::Status Append(int64_t key, const std::vector<const v1::JournalRecord*>& records);
+  /// Appends a recorded query (its seq: the last change it saw).
+  absl::Status AppendQuery(int64_t key, const v1::JournalRecord& record);
+
+  using Visit = std::function<absl::Status(const v1::JournalRecord&)>;
+  /// What a restart replays: the header, then the newest snapshot at or
+  /// before (last tick - the world's history_ticks) (the oldest one if none
+  /// is), then every record after it. Queries are not included.
+  absl::Status ReadForRecovery(int64_t key, const Visit& visit);
+  /// An export: the header, the newest snapshot at or before from_tick,
+  /// then every record after it whose tick is below to_tick (0: all), with
+  /// each change's recorded queries right after it.
+  absl::Status ReadRange(int64_t key, int64_t from_tick, int64_t to_tick, const Visit& visit);
+
+ private:
+  Journal() = default;
+  absl::Status Exec(const char* sql);
+  absl::Status Error(const char* what) const;
+  absl::Status Begin();
+  absl::Status Commit();
+  void Rollback();
+  absl::Status Insert(int64_t key, const v1::JournalRecord& record);
+  /// Inside a transaction: inserts, then commits; rolls back on failure.
+  absl::Status InsertAndCommit(int64_t key, const std::vector<const v1::JournalRecord*>& records);
+  absl::Status VisitRows(sqlite3_stmt* stmt, const Visit& visit);
+  absl::StatusOr<int64_t> FindSnapshotSeq(int64_t key, int64_t at_or_before_tick);
+
+  std::string path_;
+  std::mutex mu_;
+  sqlite3* db_ = nullptr;
+};
+
+}  // namespace arbiter::server
