@@ -38,6 +38,7 @@ struct ServiceLimits {
   size_t max_message_bytes = size_t{64} << 20;  ///< request and reply size
   uint32_t max_step_ticks = 100000;           ///< ticks per Step call
   std::string scene_dir;                      ///< CreateWorld.scene root; empty disables
+  uint64_t max_scene_bytes = uint64_t{256} << 20;  ///< largest scene file CreateWorld loads
 };
 
 /// Polled between batch items and between ticks; true once the caller has

@@ -16,12 +16,22 @@
 #include <grpcpp/grpcpp.h>
 
 #include "absl/status/statusor.h"
+#include "access.h"
 #include "arbiter_service.h"
 #include "operations.h"
 #include "worker_pool.h"
 #include "world_registry.h"
 
 namespace arbiter::server {
+
+/// TLS through gRPC's SSL credentials; files in PEM.
+struct TlsOptions {
+  std::string cert_file;  ///< the server's certificate chain; empty: plaintext
+  std::string key_file;   ///< its private key
+  /// When set, clients must present a certificate signed by one of these
+  /// CAs, or the handshake fails.
+  std::string client_ca_file;
+};
 
 struct ServerOptions {
   /// host:port to listen on; port 0 picks a free port (see ArbiterServer::port).
@@ -35,11 +45,22 @@ struct ServerOptions {
   int threads = 0;
   /// Ticks a WatchEvents stream may fall behind before it is dropped.
   size_t max_watch_backlog = 4096;
+  /// Tokens and per-caller limits (access.h).
+  AccessOptions access;
+  TlsOptions tls;
+  /// Without a token file the server refuses to listen on anything but
+  /// loopback unless this is set.
+  bool allow_insecure_open_access = false;
 };
+
+/// True for 127.0.0.0/8, ::1 and localhost (the host part of host:port).
+bool IsLoopbackListen(const std::string& listen);
 
 class ArbiterServer {
  public:
-  /// Preloads the scenes, then listens. Errors name the scene or address.
+  /// Preloads the scenes, then listens. Errors name the scene, address,
+  /// token file or certificate; FAILED_PRECONDITION for open access on a
+  /// non-loopback address without allow_insecure_open_access.
   static absl::StatusOr<std::unique_ptr<ArbiterServer>> Start(const ServerOptions& options);
   ~ArbiterServer();
 
@@ -49,6 +70,12 @@ class ArbiterServer {
   const std::vector<std::string>& preloaded() const { return preloaded_; }
   WorldRegistry& registry() { return *registry_; }
   grpc::Server& grpc_server() { return *server_; }
+  AccessControl& access() { return *access_; }
+  /// Things the operator must hear about at start (open access, plaintext
+  /// on a non-loopback address), one sentence each.
+  const std::vector<std::string>& warnings() const { return warnings_; }
+  /// Re-reads the token file; see AccessControl::ReloadTokens.
+  absl::StatusOr<size_t> ReloadTokens() { return access_->ReloadTokens(); }
 
   /// Stops serving: health turns NOT_SERVING, watch streams end with
   /// UNAVAILABLE, new calls are refused, calls in flight get up to `grace`
@@ -61,6 +88,8 @@ class ArbiterServer {
  private:
   ArbiterServer() = default;
 
+  // Declared first so that it outlives every call holding a Permit.
+  std::unique_ptr<AccessControl> access_;
   std::unique_ptr<WorldRegistry> registry_;
   std::unique_ptr<Operations> operations_;
   std::unique_ptr<WorkerPool> pool_;
@@ -68,6 +97,7 @@ class ArbiterServer {
   std::unique_ptr<grpc::Server> server_;
   int port_ = 0;
   std::vector<std::string> preloaded_;
+  std::vector<std::string> warnings_;
   std::once_flag shutdown_once_;
 };
 
