@@ -5,6 +5,7 @@
 
 #include "bench.h"
 #include "commands.h"
+#include "connection.h"
 #include "demo.h"
 
 namespace {
@@ -16,8 +17,8 @@ void PrintUsage() {
                "  demo                            run a few core queries in-process and print the answers\n"
                "  bench [--seconds S] [--concurrency 1,8,64] [--batch N] [--window W] [--scene F --queries F]\n"
                "                                  load generator: empty RPC, unary and batched rays, stream\n"
-               "%s",
-               arbiter::cli::ServerCommandsUsage());
+               "%s%s",
+               arbiter::cli::ServerCommandsUsage(), arbiter::cli::ConnectionUsage());
 }
 
 }  // namespace
