@@ -3,7 +3,6 @@
 // with SIGTERM. Answers are checked against the in-process core.
 #include <signal.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <thread>
@@ -11,87 +10,13 @@
 #include <nlohmann/json.hpp>
 
 #include "arbiter/scene/scene.h"
+#include "server_process.h"
 #include "test_support.h"
 
 namespace arbiter::testing {
 namespace {
 
 using Json = nlohmann::json;
-
-/// arbiter-server as a child process on a free port.
-class ServerProcess {
- public:
-  explicit ServerProcess(std::vector<std::string> extra_args) {
-    int out[2];
-    if (pipe(out) != 0) return;
-    std::vector<std::string> args = {ARBITER_SERVER_BINARY, "--listen=127.0.0.1:0", "--threads=2"};
-    args.insert(args.end(), extra_args.begin(), extra_args.end());
-    pid_ = fork();
-    if (pid_ == 0) {
-      dup2(out[1], STDOUT_FILENO);
-      close(out[0]);
-      close(out[1]);
-      std::vector<char*> argv;
-      for (std::string& a : args) argv.push_back(a.data());
-      argv.push_back(nullptr);
-      execv(argv[0], argv.data());
-      _exit(127);
-    }
-    close(out[1]);
-    stdout_ = fdopen(out[0], "r");
-    // "arbiter-server listening on 127.0.0.1:PORT (worlds: ...)"
-    char line[512];
-    if (stdout_ != nullptr && std::fgets(line, sizeof(line), stdout_) != nullptr) {
-      first_line_ = line;
-      const size_t colon = first_line_.find("127.0.0.1:");
-      if (colon != std::string::npos) port_ = std::atoi(first_line_.c_str() + colon + 10);
-    }
-  }
-  ~ServerProcess() {
-    if (pid_ > 0 && !reaped_) {
-      kill(pid_, SIGKILL);
-      waitpid(pid_, nullptr, 0);
-    }
-    if (stdout_ != nullptr) std::fclose(stdout_);
-  }
-
-  int port() const { return port_; }
-  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
-  const std::string& first_line() const { return first_line_; }
-  void Signal(int sig) const { kill(pid_, sig); }
-  /// Waits for the process; its wait status.
-  int Wait() {
-    int status = 0;
-    waitpid(pid_, &status, 0);
-    reaped_ = true;
-    return status;
-  }
-
- private:
-  pid_t pid_ = -1;
-  bool reaped_ = false;
-  FILE* stdout_ = nullptr;
-  std::string first_line_;
-  int port_ = 0;
-};
-
-struct CliResult {
-  int exit_code = -1;
-  std::string output;  // stdout, or stdout and stderr with `merge`
-};
-
-CliResult RunCli(const std::string& args, bool merge = false) {
-  const std::string command = std::string(ARBITER_CLI_BINARY) + " " + args + (merge ? " 2>&1" : " 2>/dev/null");
-  CliResult r;
-  FILE* p = popen(command.c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0) r.output.append(buf, n);
-  const int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
 
 Json ParseJson(const CliResult& r) {
   Json j = Json::parse(r.output, nullptr, /*allow_exceptions=*/false);
