@@ -1,7 +1,8 @@
 #!/bin/sh
 # Container entry point: arbiter-server on 0.0.0.0:$ARBITER_PORT, preloading
-# $ARBITER_SCENES (comma-separated scene files; empty for none) and letting
-# CreateWorld load scenes from $ARBITER_SCENE_DIR. Arguments are passed on
+# $ARBITER_SCENES (comma-separated scene files; empty for none), letting
+# CreateWorld load scenes from $ARBITER_SCENE_DIR, with the tokens of
+# $ARBITER_TOKEN_FILE (see below). Arguments are passed on
 # after these, so they override them (e.g. --max_worlds=16).
 set -eu
 port="${ARBITER_PORT:-50051}"
@@ -10,6 +11,15 @@ server="${ARBITER_SERVER:-/usr/local/bin/arbiter-server}"
 scenes="${ARBITER_SCENES:-}"
 if [ -n "$scenes" ]; then
   set -- "--scene=$scenes" "$@"
+fi
+# Inside a container the server must listen on 0.0.0.0, which it refuses
+# without a token file. With $ARBITER_TOKEN_FILE it uses those tokens;
+# without, it serves open access, and the port publishing is the boundary
+# (compose.yaml publishes on the host's 127.0.0.1 only).
+if [ -n "${ARBITER_TOKEN_FILE:-}" ]; then
+  set -- "--token_file=$ARBITER_TOKEN_FILE" "$@"
+else
+  set -- "--allow_insecure_open_access" "$@"
 fi
 # exec: the server is PID 1 and receives docker's SIGTERM itself, which it
 # answers with a clean shutdown.

@@ -11,7 +11,7 @@ default_packages=(
   libabsl-dev libxxhash-dev nlohmann-json3-dev
   libbox2d-dev libchipmunk-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
-  libsqlite3-dev libclang-rt-14-dev openssl
+  libsqlite3-dev libclang-rt-14-dev openssl libssl-dev
 )
 if [ $# -gt 0 ]; then
   packages=("$@")

@@ -19,8 +19,15 @@ absl::Status Unavailable() { return absl::UnavailableError("server shutting down
 
 }  // namespace
 
-ArbiterService::ArbiterService(Operations* operations, WorkerPool* pool, size_t max_watch_backlog)
-    : operations_(operations), pool_(pool), max_watch_backlog_(max_watch_backlog) {}
+ArbiterService::ArbiterService(Operations* operations, WorkerPool* pool, AccessControl* access,
+                               size_t max_watch_backlog)
+    : operations_(operations), pool_(pool), access_(access), max_watch_backlog_(max_watch_backlog) {}
+
+grpc::ServerUnaryReactor* ArbiterService::Refuse(grpc::CallbackServerContext* context, const absl::Status& status) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(ToGrpc(status));
+  return reactor;
+}
 
 absl::Status ArbiterService::CheckReplySize(absl::Status status, const google::protobuf::Message& reply) const {
   if (!status.ok()) return status;
@@ -34,8 +41,8 @@ absl::Status ArbiterService::CheckReplySize(absl::Status status, const google::p
 }
 
 template <class Reply>
-grpc::ServerUnaryReactor* ArbiterService::RunRead(grpc::CallbackServerContext* context, absl::StatusOr<ReadOp> op,
-                                                  const Reply* reply) {
+grpc::ServerUnaryReactor* ArbiterService::RunRead(grpc::CallbackServerContext* context, Permit permit,
+                                                  absl::StatusOr<ReadOp> op, const Reply* reply) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   if (!op.ok()) {
     reactor->Finish(ToGrpc(op.status()));
@@ -48,7 +55,7 @@ grpc::ServerUnaryReactor* ArbiterService::RunRead(grpc::CallbackServerContext* c
     return reactor;
   }
   // A step or mutation holds (or awaits) the lock: wait on a worker.
-  auto task = [this, op = std::move(*op), cancelled, reactor, reply] {
+  auto task = [this, permit = std::move(permit), op = std::move(*op), cancelled, reactor, reply] {
     if (cancelled()) {
       reactor->Finish(ToGrpc(absl::CancelledError("cancelled before it ran")));
       return;
@@ -61,10 +68,11 @@ grpc::ServerUnaryReactor* ArbiterService::RunRead(grpc::CallbackServerContext* c
 }
 
 template <class Reply, class Work>
-grpc::ServerUnaryReactor* ArbiterService::RunOnPool(grpc::CallbackServerContext* context, const Reply* reply, Work work) {
+grpc::ServerUnaryReactor* ArbiterService::RunOnPool(grpc::CallbackServerContext* context, Permit permit,
+                                                    const Reply* reply, Work work) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   const CancelFn cancelled = CancelOf(context);
-  auto task = [this, work = std::move(work), cancelled, reactor, reply] {
+  auto task = [this, permit = std::move(permit), work = std::move(work), cancelled, reactor, reply] {
     if (cancelled()) {
       reactor->Finish(ToGrpc(absl::CancelledError("cancelled before it ran")));
       return;
@@ -80,7 +88,9 @@ grpc::ServerUnaryReactor* ArbiterService::RunOnPool(grpc::CallbackServerContext*
 grpc::ServerUnaryReactor* ArbiterService::CreateWorld(grpc::CallbackServerContext* context,
                                                       const v1::CreateWorldRequest* request,
                                                       v1::CreateWorldResponse* reply) {
-  return RunOnPool(context, reply, [this, request, reply](const CancelFn& c) {
+  absl::StatusOr<Permit> permit = access_->Admit(*context, Access::kAdmin, request->world_id());
+  if (!permit.ok()) return Refuse(context, permit.status());
+  return RunOnPool(context, *std::move(permit), reply, [this, request, reply](const CancelFn& c) {
     return operations_->CreateWorld(*request, reply, c);
   });
 }
@@ -88,89 +98,130 @@ grpc::ServerUnaryReactor* ArbiterService::CreateWorld(grpc::CallbackServerContex
 grpc::ServerUnaryReactor* ArbiterService::DeleteWorld(grpc::CallbackServerContext* context,
                                                       const v1::DeleteWorldRequest* request,
                                                       v1::DeleteWorldResponse* reply) {
-  return RunOnPool(context, reply,
+  absl::StatusOr<Permit> permit = access_->Admit(*context, Access::kAdmin, request->world_id());
+  if (!permit.ok()) return Refuse(context, permit.status());
+  return RunOnPool(context, *std::move(permit), reply,
                    [this, request, reply](const CancelFn&) { return operations_->DeleteWorld(*request, reply); });
 }
 
 grpc::ServerUnaryReactor* ArbiterService::ListWorlds(grpc::CallbackServerContext* context,
                                                      const v1::ListWorldsRequest* request, v1::ListWorldsResponse* reply) {
-  return RunOnPool(context, reply,
-                   [this, request, reply](const CancelFn&) { return operations_->ListWorlds(*request, reply); });
+  absl::StatusOr<Permit> permit = access_->Admit(*context, Access::kRead, "");
+  if (!permit.ok()) return Refuse(context, permit.status());
+  return RunOnPool(context, *permit, reply, [this, request, reply, permit = *permit](const CancelFn&) {
+    const absl::Status s = operations_->ListWorlds(*request, reply);
+    // A token scoped to some worlds does not learn the others' names.
+    v1::ListWorldsResponse visible;
+    for (v1::WorldInfo& world : *reply->mutable_worlds()) {
+      if (permit.Allows(Access::kRead, world.world_id())) *visible.add_worlds() = std::move(world);
+    }
+    reply->Swap(&visible);
+    return s;
+  });
 }
 
 grpc::ServerUnaryReactor* ArbiterService::DescribeWorld(grpc::CallbackServerContext* context,
                                                         const v1::DescribeWorldRequest* request,
                                                         v1::DescribeWorldResponse* reply) {
-  return RunRead(context, operations_->PrepareDescribeWorld(*request, reply), reply);
+  absl::StatusOr<Permit> permit = access_->Admit(*context, Access::kRead, request->world_id());
+  if (!permit.ok()) return Refuse(context, permit.status());
+  return RunRead(context, *std::move(permit), operations_->PrepareDescribeWorld(*request, reply), reply);
 }
 
 grpc::ServerUnaryReactor* ArbiterService::AddBodies(grpc::CallbackServerContext* context,
                                                     const v1::AddBodiesRequest* request, v1::AddBodiesResponse* reply) {
-  return RunOnPool(context, reply,
+  absl::StatusOr<Permit> permit = access_->Admit(*context, Access::kWrite, request->world_id());
+  if (!permit.ok()) return Refuse(context, permit.status());
+  return RunOnPool(context, *std::move(permit), reply,
                    [this, request, reply](const CancelFn&) { return operations_->AddBodies(*request, reply); });
 }
 
 grpc::ServerUnaryReactor* ArbiterService::RemoveBodies(grpc::CallbackServerContext* context,
                                                        const v1::RemoveBodiesRequest* request,
                                                        v1::RemoveBodiesResponse* reply) {
-  return RunOnPool(context, reply,
+  absl::StatusOr<Permit> permit = access_->Admit(*context, Access::kWrite, request->world_id());
+  if (!permit.ok()) return Refuse(context, permit.status());
+  return RunOnPool(context, *std::move(permit), reply,
                    [this, request, reply](const CancelFn&) { return operations_->RemoveBodies(*request, reply); });
 }
 
 grpc::ServerUnaryReactor* ArbiterService::UpdateBodies(grpc::CallbackServerContext* context,
                                                        const v1::UpdateBodiesRequest* request,
                                                        v1::UpdateBodiesResponse* reply) {
-  return RunOnPool(context, reply,
+  absl::StatusOr<Permit> permit = access_->Admit(*context, Access::kWrite, request->world_id());
+  if (!permit.ok()) return Refuse(context, permit.status());
+  return RunOnPool(context, *std::move(permit), reply,
                    [this, request, reply](const CancelFn&) { return operations_->UpdateBodies(*request, reply); });
 }
 
 grpc::ServerUnaryReactor* ArbiterService::CastRays(grpc::CallbackServerContext* context,
                                                    const v1::CastRaysRequest* request, v1::CastRaysResponse* reply) {
-  return RunRead(context, operations_->PrepareCastRays(*request, reply), reply);
+  absl::StatusOr<Permit> permit = access_->Admit(*context, Access::kRead, request->world_id());
+  if (!permit.ok()) return Refuse(context, permit.status());
+  return RunRead(context, *std::move(permit), operations_->PrepareCastRays(*request, reply), reply);
 }
 
 grpc::ServerUnaryReactor* ArbiterService::Overlap(grpc::CallbackServerContext* context,
                                                   const v1::OverlapRequest* request, v1::OverlapResponse* reply) {
-  return RunRead(context, operations_->PrepareOverlap(*request, reply), reply);
+  absl::StatusOr<Permit> permit = access_->Admit(*context, Access::kRead, request->world_id());
+  if (!permit.ok()) return Refuse(context, permit.status());
+  return RunRead(context, *std::move(permit), operations_->PrepareOverlap(*request, reply), reply);
 }
 
 grpc::ServerUnaryReactor* ArbiterService::CastShapes(grpc::CallbackServerContext* context,
                                                      const v1::CastShapesRequest* request, v1::CastShapesResponse* reply) {
-  return RunRead(context, operations_->PrepareCastShapes(*request, reply), reply);
+  absl::StatusOr<Permit> permit = access_->Admit(*context, Access::kRead, request->world_id());
+  if (!permit.ok()) return Refuse(context, permit.status());
+  return RunRead(context, *std::move(permit), operations_->PrepareCastShapes(*request, reply), reply);
 }
 
 grpc::ServerUnaryReactor* ArbiterService::Step(grpc::CallbackServerContext* context, const v1::StepRequest* request,
                                                v1::StepResponse* reply) {
-  return RunOnPool(context, reply,
+  absl::StatusOr<Permit> permit = access_->Admit(*context, Access::kWrite, request->world_id());
+  if (!permit.ok()) return Refuse(context, permit.status());
+  return RunOnPool(context, *std::move(permit), reply,
                    [this, request, reply](const CancelFn& c) { return operations_->Step(*request, reply, c); });
 }
 
 grpc::ServerUnaryReactor* ArbiterService::GetStateHash(grpc::CallbackServerContext* context,
                                                        const v1::GetStateHashRequest* request,
                                                        v1::GetStateHashResponse* reply) {
-  return RunRead(context, operations_->PrepareGetStateHash(*request, reply), reply);
+  absl::StatusOr<Permit> permit = access_->Admit(*context, Access::kRead, request->world_id());
+  if (!permit.ok()) return Refuse(context, permit.status());
+  return RunRead(context, *std::move(permit), operations_->PrepareGetStateHash(*request, reply), reply);
 }
 
 grpc::ServerUnaryReactor* ArbiterService::ValidateHit(grpc::CallbackServerContext* context,
                                                       const v1::ValidateHitRequest* request,
                                                       v1::ValidateHitResponse* reply) {
-  return RunRead(context, operations_->PrepareValidateHit(*request, reply), reply);
+  absl::StatusOr<Permit> permit = access_->Admit(*context, Access::kRead, request->world_id());
+  if (!permit.ok()) return Refuse(context, permit.status());
+  return RunRead(context, *std::move(permit), operations_->PrepareValidateHit(*request, reply), reply);
 }
 
 grpc::ServerUnaryReactor* ArbiterService::ReportHashes(grpc::CallbackServerContext* context,
                                                        const v1::ReportHashesRequest* request,
                                                        v1::ReportHashesResponse* reply) {
-  return RunRead(context, operations_->PrepareReportHashes(*request, reply), reply);
+  absl::StatusOr<Permit> permit = access_->Admit(*context, Access::kRead, request->world_id());
+  if (!permit.ok()) return Refuse(context, permit.status());
+  return RunRead(context, *std::move(permit), operations_->PrepareReportHashes(*request, reply), reply);
 }
 
 // ---- ExportJournal -------------------------------------------------------------------
 // Reads the journal on a worker (SQLite blocks), then writes the file in
-// chunks, one write in flight at a time.
+// chunks, one write in flight at a time. Writer access: the journal holds
+// the world's whole history (and the recorded queries).
 class ArbiterService::ExportReactor final : public grpc::ServerWriteReactor<v1::ExportJournalChunk> {
  public:
   static constexpr size_t kChunkBytes = size_t{1} << 20;
 
-  ExportReactor(ArbiterService* service, grpc::CallbackServerContext* context, const v1::ExportJournalRequest* request) {
+  ExportReactor(ArbiterService* service, grpc::CallbackServerContext* context, const v1::ExportJournalRequest* request,
+                absl::StatusOr<Permit> permit) {
+    if (!permit.ok()) {
+      Finish(ToGrpc(permit.status()));
+      return;
+    }
+    permit_ = *std::move(permit);  // held until the last chunk is written
     auto task = [this, service, context, request] {
       if (context->IsCancelled()) {
         Finish(ToGrpc(absl::CancelledError("cancelled before it ran")));
@@ -207,6 +258,7 @@ class ArbiterService::ExportReactor final : public grpc::ServerWriteReactor<v1::
     StartWrite(&chunk_);
   }
 
+  std::optional<Permit> permit_;
   std::string file_;
   size_t offset_ = 0;
   v1::ExportJournalChunk chunk_;
@@ -214,18 +266,25 @@ class ArbiterService::ExportReactor final : public grpc::ServerWriteReactor<v1::
 
 grpc::ServerWriteReactor<v1::ExportJournalChunk>* ArbiterService::ExportJournal(
     grpc::CallbackServerContext* context, const v1::ExportJournalRequest* request) {
-  return new ExportReactor(this, context, request);
+  return new ExportReactor(this, context, request, access_->Admit(*context, Access::kWrite, request->world_id()));
 }
 
 grpc::ServerUnaryReactor* ArbiterService::GetSnapshot(grpc::CallbackServerContext* context,
                                                       const v1::GetSnapshotRequest* request,
                                                       v1::GetSnapshotResponse* reply) {
-  return RunRead(context, operations_->PrepareGetSnapshot(*request, reply), reply);
+  // Writer, not reader: a snapshot is the world's whole state in the form
+  // Restore takes (the tool for saving and rewinding a match) and the most
+  // expensive read; game clients (readers) have DescribeWorld.
+  absl::StatusOr<Permit> permit = access_->Admit(*context, Access::kWrite, request->world_id());
+  if (!permit.ok()) return Refuse(context, permit.status());
+  return RunRead(context, *std::move(permit), operations_->PrepareGetSnapshot(*request, reply), reply);
 }
 
 grpc::ServerUnaryReactor* ArbiterService::Restore(grpc::CallbackServerContext* context, const v1::RestoreRequest* request,
                                                   v1::RestoreResponse* reply) {
-  return RunOnPool(context, reply,
+  absl::StatusOr<Permit> permit = access_->Admit(*context, Access::kWrite, request->world_id());
+  if (!permit.ok()) return Refuse(context, permit.status());
+  return RunOnPool(context, *std::move(permit), reply,
                    [this, request, reply](const CancelFn&) { return operations_->Restore(*request, reply); });
 }
 
@@ -237,9 +296,9 @@ grpc::ServerUnaryReactor* ArbiterService::Restore(grpc::CallbackServerContext* c
 class ArbiterService::WatchReactor final : public grpc::ServerWriteReactor<v1::TickEvents>, public EventSink {
  public:
   /// Subscribes to the world's events; with no world, finishes at once
-  /// with `error`.
-  WatchReactor(absl::StatusOr<std::shared_ptr<WorldEntry>> entry, size_t max_backlog)
-      : entry_(entry.ok() ? *entry : nullptr), max_backlog_(max_backlog) {
+  /// with `error`. The permit is held while the stream is open.
+  WatchReactor(absl::StatusOr<std::shared_ptr<WorldEntry>> entry, std::optional<Permit> permit, size_t max_backlog)
+      : entry_(entry.ok() ? *entry : nullptr), permit_(std::move(permit)), max_backlog_(max_backlog) {
     const absl::Status s = entry.ok() ? entry_->events().Subscribe(this) : entry.status();
     if (!s.ok()) {
       entry_.reset();
@@ -314,6 +373,7 @@ class ArbiterService::WatchReactor final : public grpc::ServerWriteReactor<v1::T
   }
 
   std::shared_ptr<WorldEntry> entry_;
+  const std::optional<Permit> permit_;
   const size_t max_backlog_;
   std::mutex mu_;
   std::deque<std::shared_ptr<const v1::TickEvents>> queue_;
@@ -324,26 +384,39 @@ class ArbiterService::WatchReactor final : public grpc::ServerWriteReactor<v1::T
   bool finished_ = false;
 };
 
-grpc::ServerWriteReactor<v1::TickEvents>* ArbiterService::WatchEvents(grpc::CallbackServerContext*,
+grpc::ServerWriteReactor<v1::TickEvents>* ArbiterService::WatchEvents(grpc::CallbackServerContext* context,
                                                                       const v1::WatchEventsRequest* request) {
-  return new WatchReactor(operations_->registry().Find(request->world_id()), max_watch_backlog_);
+  absl::StatusOr<Permit> permit = access_->Admit(*context, Access::kRead, request->world_id());
+  if (!permit.ok()) return new WatchReactor(permit.status(), std::nullopt, max_watch_backlog_);
+  return new WatchReactor(operations_->registry().Find(request->world_id()), *std::move(permit), max_watch_backlog_);
 }
 
 // ---- QueryStream -------------------------------------------------------------------------
 
 // Reads one CastRaysRequest, answers it, writes the reply, reads the next.
-// One request at a time keeps replies in request order.
+// One request at a time keeps replies in request order. Opening the stream
+// is admitted like a call (and holds a call-in-flight slot while open);
+// each request is checked again, for its own world and against the rate.
 class ArbiterService::QueryStreamReactor final
     : public grpc::ServerBidiReactor<v1::CastRaysRequest, v1::CastRaysResponse> {
  public:
-  QueryStreamReactor(ArbiterService* service, grpc::CallbackServerContext* context)
+  QueryStreamReactor(ArbiterService* service, grpc::CallbackServerContext* context, absl::StatusOr<Permit> permit)
       : service_(service), context_(context) {
+    if (!permit.ok()) {
+      Finish(ToGrpc(permit.status()));
+      return;
+    }
+    permit_ = *std::move(permit);
     StartRead(&request_);
   }
 
   void OnReadDone(bool ok) override {
     if (!ok) {  // the client half-closed (or went away): done
       Finish(grpc::Status::OK);
+      return;
+    }
+    if (absl::Status s = permit_->Recheck(Access::kRead, request_.world_id()); !s.ok()) {
+      Finish(ToGrpc(s));
       return;
     }
     reply_.Clear();
@@ -386,13 +459,14 @@ class ArbiterService::QueryStreamReactor final
 
   ArbiterService* service_;
   grpc::CallbackServerContext* context_;
+  std::optional<Permit> permit_;
   v1::CastRaysRequest request_;
   v1::CastRaysResponse reply_;
 };
 
 grpc::ServerBidiReactor<v1::CastRaysRequest, v1::CastRaysResponse>* ArbiterService::QueryStream(
     grpc::CallbackServerContext* context) {
-  return new QueryStreamReactor(this, context);
+  return new QueryStreamReactor(this, context, access_->Admit(*context, Access::kRead, ""));
 }
 
 }  // namespace arbiter::server

@@ -12,10 +12,16 @@
 //    WorkerPool, which finishes the call when done.
 // Every status leaves through ToGrpc (status_convert.h); nothing here
 // invents codes except for transport-level facts (reply too large).
+//
+// Access: every handler's first act is one AccessControl::Admit call
+// (access.h) naming what the call needs (read, write or admin) and its
+// world; a refused call ends there. The Permit it returns travels with the
+// work and releases the caller's call-in-flight slot when the work is done.
 #pragma once
 
 #include <grpcpp/grpcpp.h>
 
+#include "access.h"
 #include "arbiter/v1/arbiter.grpc.pb.h"
 #include "operations.h"
 #include "worker_pool.h"
@@ -26,7 +32,7 @@ class ArbiterService final : public v1::Arbiter::CallbackService {
  public:
   /// `max_watch_backlog`: ticks a WatchEvents stream may fall behind before
   /// it is ended with RESOURCE_EXHAUSTED.
-  ArbiterService(Operations* operations, WorkerPool* pool, size_t max_watch_backlog);
+  ArbiterService(Operations* operations, WorkerPool* pool, AccessControl* access, size_t max_watch_backlog);
 
   grpc::ServerUnaryReactor* CreateWorld(grpc::CallbackServerContext* context, const v1::CreateWorldRequest* request,
                                         v1::CreateWorldResponse* reply) override;
@@ -72,19 +78,24 @@ class ArbiterService final : public v1::Arbiter::CallbackService {
   class QueryStreamReactor;
   class ExportReactor;
 
+  /// Finishes a call that Admit refused.
+  static grpc::ServerUnaryReactor* Refuse(grpc::CallbackServerContext* context, const absl::Status& status);
   /// Runs a validated read inline if its world's lock is free, else on the
   /// pool; finishes the call either way.
   template <class Reply>
-  grpc::ServerUnaryReactor* RunRead(grpc::CallbackServerContext* context, absl::StatusOr<ReadOp> op, const Reply* reply);
+  grpc::ServerUnaryReactor* RunRead(grpc::CallbackServerContext* context, Permit permit, absl::StatusOr<ReadOp> op,
+                                    const Reply* reply);
   /// Runs `work(cancelled)` on the pool and finishes the call with its status.
   template <class Reply, class Work>
-  grpc::ServerUnaryReactor* RunOnPool(grpc::CallbackServerContext* context, const Reply* reply, Work work);
+  grpc::ServerUnaryReactor* RunOnPool(grpc::CallbackServerContext* context, Permit permit, const Reply* reply,
+                                      Work work);
   /// The final status: `status`, or RESOURCE_EXHAUSTED when the reply would
   /// exceed --max_message_bytes.
   absl::Status CheckReplySize(absl::Status status, const google::protobuf::Message& reply) const;
 
   Operations* operations_;
   WorkerPool* pool_;
+  AccessControl* access_;
   const size_t max_watch_backlog_;
 };
 

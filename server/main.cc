@@ -1,5 +1,5 @@
-// arbiter-server: flags -> ServerOptions, start, wait for SIGINT/SIGTERM,
-// shut down cleanly. Nothing else lives here.
+// arbiter-server: flags -> ServerOptions, start, reload the token file on
+// SIGHUP, wait for SIGINT/SIGTERM, shut down cleanly. Nothing else lives here.
 #include <csignal>
 #include <cstdio>
 #include <string>
@@ -21,6 +21,7 @@ ABSL_FLAG(std::string, scene_dir, "",
           "directory CreateWorld may load scene files from (relative paths only); empty: none");
 ABSL_FLAG(uint32_t, max_batch, 65536, "most items (rays, queries, bodies, updates, commands) in one request");
 ABSL_FLAG(uint64_t, max_message_bytes, uint64_t{64} << 20, "largest request or reply, in bytes");
+ABSL_FLAG(uint64_t, max_scene_bytes, uint64_t{256} << 20, "largest scene file CreateWorld may load, in bytes");
 ABSL_FLAG(uint32_t, max_worlds, 64, "most worlds the server holds");
 ABSL_FLAG(uint32_t, max_bodies_per_world, uint32_t{1} << 20, "most bodies in one world");
 ABSL_FLAG(uint32_t, max_step_ticks, 100000, "most ticks one Step call may run");
@@ -37,6 +38,20 @@ ABSL_FLAG(uint32_t, history_seconds, 2, "seconds of past ticks each world keeps 
 ABSL_FLAG(uint32_t, max_history_ticks, 36000, "most past ticks a world may keep (CreateWorld.history_ticks)");
 ABSL_FLAG(uint32_t, hash_window_ticks, 36000, "ticks of state hashes kept per world for ReportHashes");
 ABSL_FLAG(int32_t, shutdown_grace_ms, 10000, "on SIGINT/SIGTERM, how long calls in flight may take to finish");
+ABSL_FLAG(std::string, token_file, "",
+          "bearer tokens: lines '<sha256 hex> <reader|writer|admin> <*|world,world...> [label]'; reloaded on "
+          "SIGHUP; empty: open access (loopback only, unless --allow_insecure_open_access)");
+ABSL_FLAG(bool, allow_insecure_open_access, false,
+          "allow serving a non-loopback --listen address without a --token_file (anyone may change any world)");
+ABSL_FLAG(std::string, tls_cert, "", "PEM certificate chain: serve TLS (with --tls_key); empty: plaintext");
+ABSL_FLAG(std::string, tls_key, "", "PEM private key of --tls_cert");
+ABSL_FLAG(std::string, tls_client_ca, "",
+          "PEM CA certificates: require and verify a client certificate signed by one of them");
+ABSL_FLAG(double, rate_limit_rps, 0,
+          "requests per second per token (per connection under open access); 0: unlimited");
+ABSL_FLAG(double, rate_limit_burst, 0, "requests a caller may make at once after being idle; 0: one second's worth");
+ABSL_FLAG(uint32_t, max_calls_in_flight, 256,
+          "calls in flight per token (per connection under open access), streams included; 0: unlimited");
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage("Serves Arbiter collision worlds over gRPC (arbiter.v1.Arbiter).");
@@ -48,13 +63,14 @@ int main(int argc, char** argv) {
   absl::SetFlagsUsageConfig(usage);
   absl::ParseCommandLine(argc, argv);
 
-  // Block the stop signals before any thread starts, so that every thread
+  // Block the signals before any thread starts, so that every thread
   // inherits the mask and only the waiter below ever receives them.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGHUP);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
   arbiter::server::ServerOptions options;
   options.listen = absl::GetFlag(FLAGS_listen);
@@ -63,6 +79,7 @@ int main(int argc, char** argv) {
   options.service.max_batch = absl::GetFlag(FLAGS_max_batch);
   options.service.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
   options.service.max_step_ticks = absl::GetFlag(FLAGS_max_step_ticks);
+  options.service.max_scene_bytes = absl::GetFlag(FLAGS_max_scene_bytes);
   options.registry.max_worlds = absl::GetFlag(FLAGS_max_worlds);
   options.registry.max_bodies_per_world = absl::GetFlag(FLAGS_max_bodies_per_world);
   options.threads = absl::GetFlag(FLAGS_threads);
@@ -78,11 +95,26 @@ int main(int argc, char** argv) {
     return 1;
   }
   options.journal_sync = *sync;
+  options.access.token_file = absl::GetFlag(FLAGS_token_file);
+  options.access.limits.requests_per_second = absl::GetFlag(FLAGS_rate_limit_rps);
+  options.access.limits.burst = absl::GetFlag(FLAGS_rate_limit_burst);
+  options.access.limits.max_calls_in_flight = absl::GetFlag(FLAGS_max_calls_in_flight);
+  options.allow_insecure_open_access = absl::GetFlag(FLAGS_allow_insecure_open_access);
+  options.tls.cert_file = absl::GetFlag(FLAGS_tls_cert);
+  options.tls.key_file = absl::GetFlag(FLAGS_tls_key);
+  options.tls.client_ca_file = absl::GetFlag(FLAGS_tls_client_ca);
 
   absl::StatusOr<std::unique_ptr<arbiter::server::ArbiterServer>> server = arbiter::server::ArbiterServer::Start(options);
   if (!server.ok()) {
     std::fprintf(stderr, "arbiter-server: %s\n", server.status().ToString().c_str());
     return 1;
+  }
+  for (const std::string& warning : (*server)->warnings()) {
+    std::fprintf(stderr, "arbiter-server: *** WARNING *** %s\n", warning.c_str());
+  }
+  if (!options.access.token_file.empty()) {
+    std::fprintf(stderr, "arbiter-server: %zu tokens from %s (SIGHUP reloads)\n",
+                 (*server)->access().token_count(), options.access.token_file.c_str());
   }
   const std::string host = options.listen.substr(0, options.listen.rfind(':'));
   // Tests and scripts read this line to learn the port.
@@ -98,7 +130,18 @@ int main(int argc, char** argv) {
   const std::chrono::milliseconds grace(absl::GetFlag(FLAGS_shutdown_grace_ms));
   std::thread waiter([&] {
     int signal = 0;
-    sigwait(&stop_signals, &signal);
+    while (sigwait(&signals, &signal) == 0 && signal == SIGHUP) {
+      // A bad file (half written, a typo) must not lock everyone out: the
+      // old tokens stay until a good file is read.
+      absl::StatusOr<size_t> tokens = (*server)->ReloadTokens();
+      if (tokens.ok()) {
+        std::fprintf(stderr, "arbiter-server: SIGHUP: %zu tokens from %s\n", *tokens,
+                     options.access.token_file.c_str());
+      } else {
+        std::fprintf(stderr, "arbiter-server: SIGHUP: token file not reloaded, keeping the old tokens: %s\n",
+                     tokens.status().ToString().c_str());
+      }
+    }
     std::fprintf(stderr, "arbiter-server: %s, finishing calls in flight\n", signal == SIGINT ? "SIGINT" : "SIGTERM");
     (*server)->Shutdown(grace);
   });

@@ -723,6 +723,15 @@ absl::Status Operations::CreateWorld(const v1::CreateWorldRequest& request, v1::
   if (!request.scene().empty()) {
     absl::StatusOr<std::string> path = ResolveScenePath(limits_.scene_dir, request.scene());
     if (!path.ok()) return path.status();
+    // Checked before parsing: the parser would hold the whole file (and a
+    // DOM several times its size) in memory.
+    std::error_code ec;
+    const uintmax_t bytes = std::filesystem::file_size(*path, ec);
+    if (!ec && bytes > limits_.max_scene_bytes) {
+      return absl::ResourceExhaustedError("scene: '" + request.scene() + "' has " + std::to_string(bytes) +
+                                          " bytes, more than --max_scene_bytes (" +
+                                          std::to_string(limits_.max_scene_bytes) + ")");
+    }
     if (absl::Status s = LoadScene(*path, request.scene(), &loaded); !s.ok()) return s;
     def = loaded.world;
   }

@@ -41,6 +41,7 @@ struct ServiceLimits {
   std::string scene_dir;                      ///< CreateWorld.scene root; empty disables
   uint32_t history_seconds = 2;               ///< default lag-compensation window
   uint32_t max_history_ticks = 36000;         ///< CreateWorld.history_ticks limit
+  uint64_t max_scene_bytes = uint64_t{256} << 20;  ///< largest scene file CreateWorld loads
 };
 
 class Journal;

@@ -1,17 +1,89 @@
 #include "server.h"
 
 #include "replay.h"
+#include <arpa/inet.h>
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 #include <thread>
 
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/health_check_service_interface.h>
 
 namespace arbiter::server {
+namespace {
+
+absl::StatusOr<std::string> ReadPem(const std::string& path, const char* flag) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  if (in) text << in.rdbuf();
+  if (!in || text.str().empty()) {
+    return absl::InvalidArgumentError(std::string(flag) + ": cannot read '" + path + "' (PEM file)");
+  }
+  return text.str();
+}
+
+absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeCredentials(const TlsOptions& tls) {
+  if (tls.cert_file.empty()) {
+    if (!tls.key_file.empty() || !tls.client_ca_file.empty()) {
+      return absl::InvalidArgumentError("--tls_key and --tls_client_ca need --tls_cert");
+    }
+    return grpc::InsecureServerCredentials();
+  }
+  if (tls.key_file.empty()) return absl::InvalidArgumentError("--tls_cert needs --tls_key");
+  absl::StatusOr<std::string> cert = ReadPem(tls.cert_file, "--tls_cert");
+  if (!cert.ok()) return cert.status();
+  absl::StatusOr<std::string> key = ReadPem(tls.key_file, "--tls_key");
+  if (!key.ok()) return key.status();
+  grpc::SslServerCredentialsOptions ssl(tls.client_ca_file.empty()
+                                            ? GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE
+                                            : GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+  ssl.pem_key_cert_pairs.push_back({*key, *cert});
+  if (!tls.client_ca_file.empty()) {
+    absl::StatusOr<std::string> ca = ReadPem(tls.client_ca_file, "--tls_client_ca");
+    if (!ca.ok()) return ca.status();
+    ssl.pem_root_certs = *ca;
+  }
+  return grpc::SslServerCredentials(ssl);
+}
+
+}  // namespace
+
+bool IsLoopbackListen(const std::string& listen) {
+  const size_t colon = listen.rfind(':');
+  std::string host = colon == std::string::npos ? listen : listen.substr(0, colon);
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (host == "localhost" || host == "::1") return true;
+  in_addr v4{};
+  if (inet_pton(AF_INET, host.c_str(), &v4) == 1) return (ntohl(v4.s_addr) >> 24) == 127;
+  return false;
+}
 
 absl::StatusOr<std::unique_ptr<ArbiterServer>> ArbiterServer::Start(const ServerOptions& options) {
   std::unique_ptr<ArbiterServer> s(new ArbiterServer());
+  const bool loopback = IsLoopbackListen(options.listen);
+  if (options.access.token_file.empty()) {
+    if (!loopback && !options.allow_insecure_open_access) {
+      return absl::FailedPreconditionError(
+          "listen: '" + options.listen +
+          "' is not a loopback address and there is no --token_file, so anyone who can reach it could change "
+          "every world; give a --token_file, or pass --allow_insecure_open_access to accept that");
+    }
+    s->warnings_.push_back("OPEN ACCESS: no --token_file, so every client that can reach " + options.listen +
+                           " may create, change and delete every world");
+  }
+  if (!loopback && options.tls.cert_file.empty()) {
+    s->warnings_.push_back("PLAINTEXT: " + options.listen +
+                           " is not loopback and there is no --tls_cert, so tokens and world data cross the "
+                           "network unencrypted");
+  }
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials = MakeCredentials(options.tls);
+  if (!credentials.ok()) return credentials.status();
+  absl::StatusOr<std::unique_ptr<AccessControl>> access = AccessControl::Create(options.access);
+  if (!access.ok()) return access.status();
+  s->access_ = std::move(*access);
+
   s->registry_ = std::make_unique<WorldRegistry>(options.registry);
   Durability durability;
   if (!options.data_dir.empty()) {
@@ -32,19 +104,21 @@ absl::StatusOr<std::unique_ptr<ArbiterServer>> ArbiterServer::Start(const Server
   const int threads = options.threads > 0 ? options.threads
                                           : std::max(2, static_cast<int>(std::thread::hardware_concurrency()));
   s->pool_ = std::make_unique<WorkerPool>(threads);
-  s->service_ = std::make_unique<ArbiterService>(s->operations_.get(), s->pool_.get(), options.max_watch_backlog);
+  s->service_ = std::make_unique<ArbiterService>(s->operations_.get(), s->pool_.get(), s->access_.get(),
+                                                 options.max_watch_backlog);
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(options.listen, grpc::InsecureServerCredentials(), &s->port_);
+  builder.AddListeningPort(options.listen, *credentials, &s->port_);
   builder.RegisterService(s->service_.get());
   const int max_bytes = static_cast<int>(std::min<size_t>(options.service.max_message_bytes, INT32_MAX));
   builder.SetMaxReceiveMessageSize(max_bytes);
   builder.SetMaxSendMessageSize(max_bytes);
   s->server_ = builder.BuildAndStart();
   if (s->server_ == nullptr || s->port_ == 0) {
-    return absl::UnavailableError("listen: cannot listen on '" + options.listen + "'");
+    return absl::UnavailableError("listen: cannot listen on '" + options.listen + "'" +
+                                  (options.tls.cert_file.empty() ? "" : " (or the TLS certificate and key do not match)"));
   }
   return s;
 }

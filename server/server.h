@@ -16,6 +16,7 @@
 #include <grpcpp/grpcpp.h>
 
 #include "absl/status/statusor.h"
+#include "access.h"
 #include "arbiter_service.h"
 #include "journal.h"
 #include "operations.h"
@@ -23,6 +24,15 @@
 #include "world_registry.h"
 
 namespace arbiter::server {
+
+/// TLS through gRPC's SSL credentials; files in PEM.
+struct TlsOptions {
+  std::string cert_file;  ///< the server's certificate chain; empty: plaintext
+  std::string key_file;   ///< its private key
+  /// When set, clients must present a certificate signed by one of these
+  /// CAs, or the handshake fails.
+  std::string client_ca_file;
+};
 
 struct ServerOptions {
   /// host:port to listen on; port 0 picks a free port (see ArbiterServer::port).
@@ -41,11 +51,22 @@ struct ServerOptions {
   JournalSync journal_sync = JournalSync::kNormal;
   uint32_t snapshot_every_ticks = 600;
   bool journal_queries = false;
+  /// Tokens and per-caller limits (access.h).
+  AccessOptions access;
+  TlsOptions tls;
+  /// Without a token file the server refuses to listen on anything but
+  /// loopback unless this is set.
+  bool allow_insecure_open_access = false;
 };
+
+/// True for 127.0.0.0/8, ::1 and localhost (the host part of host:port).
+bool IsLoopbackListen(const std::string& listen);
 
 class ArbiterServer {
  public:
-  /// Preloads the scenes, then listens. Errors name the scene or address.
+  /// Preloads the scenes, then listens. Errors name the scene, address,
+  /// token file or certificate; FAILED_PRECONDITION for open access on a
+  /// non-loopback address without allow_insecure_open_access.
   static absl::StatusOr<std::unique_ptr<ArbiterServer>> Start(const ServerOptions& options);
   ~ArbiterServer();
 
@@ -57,6 +78,12 @@ class ArbiterServer {
   const std::vector<std::string>& recovered() const { return recovered_; }
   WorldRegistry& registry() { return *registry_; }
   grpc::Server& grpc_server() { return *server_; }
+  AccessControl& access() { return *access_; }
+  /// Things the operator must hear about at start (open access, plaintext
+  /// on a non-loopback address), one sentence each.
+  const std::vector<std::string>& warnings() const { return warnings_; }
+  /// Re-reads the token file; see AccessControl::ReloadTokens.
+  absl::StatusOr<size_t> ReloadTokens() { return access_->ReloadTokens(); }
 
   /// Stops serving: health turns NOT_SERVING, watch streams end with
   /// UNAVAILABLE, new calls are refused, calls in flight get up to `grace`
@@ -73,6 +100,8 @@ class ArbiterServer {
   absl::Status Recover();
 
   std::unique_ptr<Journal> journal_;
+  // Declared first so that it outlives every call holding a Permit.
+  std::unique_ptr<AccessControl> access_;
   std::unique_ptr<WorldRegistry> registry_;
   std::unique_ptr<Operations> operations_;
   std::unique_ptr<WorkerPool> pool_;
@@ -81,6 +110,7 @@ class ArbiterServer {
   int port_ = 0;
   std::vector<std::string> preloaded_;
   std::vector<std::string> recovered_;
+  std::vector<std::string> warnings_;
   std::once_flag shutdown_once_;
 };
 

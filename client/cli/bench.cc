@@ -19,6 +19,7 @@
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -30,6 +31,7 @@
 #include "arbiter/client/client.h"
 #include "arbiter/scene/scene.h"
 #include "args.h"
+#include "connection.h"
 
 namespace arbiter::cli {
 namespace {
@@ -127,7 +129,9 @@ int Usage(const std::string& message) {
 }  // namespace
 
 int RunBench(int argc, char** argv) {
-  const Args args(argc, argv, 2, {"server", "scene", "queries", "seconds", "concurrency", "batch", "window"});
+  std::set<std::string> valued = {"server", "scene", "queries", "seconds", "concurrency", "batch", "window"};
+  valued.insert(ConnectionValuedFlags().begin(), ConnectionValuedFlags().end());
+  const Args args(argc, argv, 2, valued);
   if (args.error()) return Usage(*args.error());
   const std::string server = args.Get("server", "127.0.0.1:50051");
   const std::string scene_path = args.Get("scene", "scenes/arena-10k.scene.json");
@@ -170,6 +174,7 @@ int RunBench(int argc, char** argv) {
   // The server side: the scene uploaded, and an empty world.
   client::ClientOptions options;
   options.timeout = std::chrono::milliseconds(0);
+  if (std::optional<std::string> error = ApplyConnectionFlags(args, &options)) return Usage(*error);
   std::unique_ptr<client::ArbiterClient> c = client::ArbiterClient::Connect(server, options);
   for (const char* id : {kArenaWorld, kEmptyWorld}) {
     v1::DeleteWorldRequest del;

@@ -15,6 +15,7 @@
 #include "arbiter/client/client.h"
 #include "arbiter/scene/scene.h"
 #include "args.h"
+#include "connection.h"
 
 namespace arbiter::cli {
 namespace {
@@ -506,15 +507,20 @@ const char* ServerCommandsUsage() {
 }
 
 int RunServerCommand(int argc, char** argv) {
-  const Args args(argc, argv, 2, kValuedFlags);
+  std::set<std::string> valued = kValuedFlags;
+  valued.insert(ConnectionValuedFlags().begin(), ConnectionValuedFlags().end());
+  std::set<std::string> known = kKnownFlags;
+  known.insert(ConnectionFlags().begin(), ConnectionFlags().end());
+  const Args args(argc, argv, 2, valued);
   if (args.error()) return Usage(*args.error());
-  if (const std::vector<std::string> unknown = args.Unknown(kKnownFlags); !unknown.empty()) {
+  if (const std::vector<std::string> unknown = args.Unknown(known); !unknown.empty()) {
     return Usage("unknown flag --" + unknown.front());
   }
   const std::optional<uint64_t> timeout = ParseUint(args.Get("timeout_ms", "60000"));
   if (!timeout) return Usage("--timeout_ms must be a non-negative integer");
   client::ClientOptions options;
   options.timeout = std::chrono::milliseconds(*timeout);
+  if (std::optional<std::string> error = ApplyConnectionFlags(args, &options)) return Usage(*error);
   std::unique_ptr<ArbiterClient> client = ArbiterClient::Connect(args.Get("server", kDefaultServer), options);
   const Context context{client.get(), &args, args.Has("json"), args.Get("world", kDefaultWorld)};
   for (const Command& c : kCommands) {

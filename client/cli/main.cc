@@ -5,6 +5,7 @@
 
 #include "bench.h"
 #include "commands.h"
+#include "connection.h"
 #include "demo.h"
 #include "replay_command.h"
 
@@ -18,8 +19,8 @@ void PrintUsage() {
                "  bench [--seconds S] [--concurrency 1,8,64] [--batch N] [--window W] [--scene F --queries F]\n"
                "                                  load generator: empty RPC, unary and batched rays, stream\n"
                "  replay verify FILE [--json]     re-run a journal export offline; exit 1 if any tick or answer differs\n"
-               "%s",
-               arbiter::cli::ServerCommandsUsage());
+               "%s%s",
+               arbiter::cli::ServerCommandsUsage(), arbiter::cli::ConnectionUsage());
 }
 
 }  // namespace

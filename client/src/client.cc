@@ -1,6 +1,8 @@
 #include "arbiter/client/client.h"
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 
 #include "arbiter/core/fixed_math.h"
 #include "arbiter/wire/convert.h"
@@ -65,12 +67,38 @@ absl::StatusOr<std::string> ArbiterClient::ExportJournal(const v1::ExportJournal
   return file;
 }
 
+absl::StatusOr<ClientTls> LoadClientTls(const std::string& ca_file, const std::string& cert_file,
+                                        const std::string& key_file) {
+  ClientTls tls;
+  const std::pair<const std::string*, std::string*> files[] = {
+      {&ca_file, &tls.root_certs}, {&cert_file, &tls.cert_chain}, {&key_file, &tls.private_key}};
+  for (const auto& [name, pem] : files) {
+    if (name->empty()) continue;
+    std::ifstream in(*name, std::ios::binary);
+    std::ostringstream text;
+    if (in) text << in.rdbuf();
+    if (!in || text.str().empty()) return absl::InvalidArgumentError("cannot read PEM file '" + *name + "'");
+    *pem = text.str();
+  }
+  if (tls.cert_chain.empty() != tls.private_key.empty()) {
+    return absl::InvalidArgumentError("a client certificate needs its key, and a key its certificate");
+  }
+  return tls;
+}
+
 std::unique_ptr<ArbiterClient> ArbiterClient::Connect(const std::string& target, const ClientOptions& options) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(options.max_message_bytes);
   args.SetMaxSendMessageSize(options.max_message_bytes);
-  return std::make_unique<ArbiterClient>(
-      grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args), options);
+  std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
+  if (options.tls) {
+    grpc::SslCredentialsOptions ssl;
+    ssl.pem_root_certs = options.tls->root_certs;
+    ssl.pem_cert_chain = options.tls->cert_chain;
+    ssl.pem_private_key = options.tls->private_key;
+    credentials = grpc::SslCredentials(ssl);
+  }
+  return std::make_unique<ArbiterClient>(grpc::CreateCustomChannel(target, credentials, args), options);
 }
 
 ArbiterClient::ArbiterClient(std::shared_ptr<grpc::Channel> channel, const ClientOptions& options)
@@ -81,12 +109,20 @@ ArbiterClient::ArbiterClient(std::shared_ptr<grpc::Channel> channel, const Clien
 
 void ArbiterClient::Prepare(grpc::ClientContext* context) const {
   if (options_.timeout.count() > 0) context->set_deadline(std::chrono::system_clock::now() + options_.timeout);
+  AddToken(context);
+}
+
+void ArbiterClient::AddToken(grpc::ClientContext* context) const {
+  // Plain metadata rather than grpc::AccessTokenCredentials: gRPC refuses
+  // call credentials on plaintext channels, and loopback servers are plaintext.
+  if (!options_.token.empty()) context->AddMetadata("authorization", "Bearer " + options_.token);
 }
 
 std::unique_ptr<EventWatch> ArbiterClient::WatchEvents(const std::string& world_id) {
   auto watch = std::make_unique<EventWatch>();
   v1::WatchEventsRequest request;
   request.set_world_id(world_id);
+  AddToken(&watch->context_);
   watch->reader_ = stub_->WatchEvents(&watch->context_, request);
   return watch;
 }
@@ -101,6 +137,7 @@ absl::Status EventWatch::Finish() { return FromGrpcStatus(reader_->Finish()); }
 
 std::unique_ptr<RayStream> ArbiterClient::OpenQueryStream() {
   auto stream = std::make_unique<RayStream>();
+  AddToken(&stream->context_);
   stream->stream_ = stub_->QueryStream(&stream->context_);
   return stream;
 }

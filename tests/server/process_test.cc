@@ -3,7 +3,6 @@
 // with SIGTERM. Answers are checked against the in-process core.
 #include <signal.h>
 #include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <thread>
@@ -18,24 +17,6 @@ namespace arbiter::testing {
 namespace {
 
 using Json = nlohmann::json;
-
-struct CliResult {
-  int exit_code = -1;
-  std::string output;  // stdout, or stdout and stderr with `merge`
-};
-
-CliResult RunCli(const std::string& args, bool merge = false) {
-  const std::string command = std::string(ARBITER_CLI_BINARY) + " " + args + (merge ? " 2>&1" : " 2>/dev/null");
-  CliResult r;
-  FILE* p = popen(command.c_str(), "r");
-  if (p == nullptr) return r;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0) r.output.append(buf, n);
-  const int status = pclose(p);
-  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
 
 Json ParseJson(const CliResult& r) {
   Json j = Json::parse(r.output, nullptr, /*allow_exceptions=*/false);

@@ -41,11 +41,31 @@ namespace arbiter::client {
 /// grpc::Status -> absl::Status, code for code (both use google.rpc codes).
 absl::Status FromGrpcStatus(const grpc::Status& status);
 
+/// TLS settings of a channel, as PEM text (LoadClientTls reads files).
+struct ClientTls {
+  /// CA certificates that sign the server's certificate; empty: the system's roots.
+  std::string root_certs;
+  /// A client certificate chain and its key, for servers that require one
+  /// (--tls_client_ca); both or neither.
+  std::string cert_chain;
+  std::string private_key;
+};
+
+/// Reads the named PEM files into a ClientTls (empty names stay empty).
+/// Errors name the file.
+absl::StatusOr<ClientTls> LoadClientTls(const std::string& ca_file, const std::string& cert_file,
+                                        const std::string& key_file);
+
 struct ClientOptions {
   /// Deadline of each unary call; zero for none. Streams have none.
   std::chrono::milliseconds timeout{60000};
   /// Largest reply accepted, in bytes (the server has its own limit).
   int max_message_bytes = 64 << 20;
+  /// Sent as "authorization: Bearer <token>" with every call and stream;
+  /// empty: none (for servers with open access).
+  std::string token;
+  /// Set: Connect makes a TLS channel; unset: plaintext.
+  std::optional<ClientTls> tls;
 };
 
 /// Called after each batch or chunk: (done, total).
@@ -88,7 +108,9 @@ class RayStream {
 
 class ArbiterClient {
  public:
-  /// An insecure channel to `target` ("host:port").
+  /// A channel to `target` ("host:port"): TLS when options.tls is set,
+  /// plaintext otherwise. With TLS, the host part is checked against the
+  /// server certificate's names (use an address or name it lists).
   static std::unique_ptr<ArbiterClient> Connect(const std::string& target, const ClientOptions& options = {});
   explicit ArbiterClient(std::shared_ptr<grpc::Channel> channel, const ClientOptions& options = {});
 
@@ -131,8 +153,10 @@ class ArbiterClient {
   absl::StatusOr<std::optional<CastHit>> CastRayClosest(const std::string& world_id, const RayCastInput& ray);
 
  private:
-  /// A context with this client's deadline.
+  /// A context with this client's deadline and token.
   void Prepare(grpc::ClientContext* context) const;
+  /// A stream's context: the token, no deadline.
+  void AddToken(grpc::ClientContext* context) const;
 
   ClientOptions options_;
   std::shared_ptr<grpc::Channel> channel_;
