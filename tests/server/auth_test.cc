@@ -126,6 +126,7 @@ class AuthTest : public ::testing::Test {
     WriteFile(token_file_, StandardTokens());
     server::ServerOptions options = TestServerOptions();
     options.access.token_file = token_file_;
+    options.data_dir = TempPath("journal");  // so that ExportJournal has something to export
     server_ = std::make_unique<LiveServer>(options);
     admin_ = As(kAdmin);
     EXPECT_THAT(admin_->CreateWorld(SmallWorld("arena")), IsOk());
@@ -227,6 +228,30 @@ std::vector<Rpc> EveryRpc() {
                     }
                     return watch->Finish();
                   }});
+  rpcs.push_back({"ValidateHit", A::kRead, nullptr, [](ArbiterClient& c, ArbiterClient&) {
+                    v1::ValidateHitRequest r;
+                    r.set_world_id("arena");
+                    r.set_shooter_body_id(2);
+                    r.set_target_body_id(3);
+                    *r.mutable_ray() = client::MakeRay(0, 5, 5, 3);
+                    return c.ValidateHit(r).status();
+                  }});
+  rpcs.push_back({"ReportHashes", A::kRead, nullptr, [](ArbiterClient& c, ArbiterClient& admin) {
+                    v1::GetStateHashRequest h;
+                    h.set_world_id("arena");
+                    absl::StatusOr<v1::GetStateHashResponse> now = admin.GetStateHash(h);
+                    if (!now.ok()) return now.status();
+                    v1::ReportHashesRequest r;
+                    r.set_world_id("arena");
+                    r.set_first_tick(now->tick());
+                    r.add_state_hashes(now->state_hash());
+                    return c.ReportHashes(r).status();
+                  }});
+  rpcs.push_back({"ExportJournal", A::kWrite, nullptr, [](ArbiterClient& c, ArbiterClient&) {
+                    v1::ExportJournalRequest r;
+                    r.set_world_id("arena");
+                    return c.ExportJournal(r).status();
+                  }});
   rpcs.push_back({"GetSnapshot", A::kWrite, nullptr, [](ArbiterClient& c, ArbiterClient&) {
                     v1::GetSnapshotRequest r;
                     r.set_world_id("arena");
@@ -299,7 +324,7 @@ TEST_F(AuthTest, EveryRpc_WithEveryRole_AllowedOrRefused_AndRefusalsChangeNothin
   } callers[] = {{"no token", "", -1},         {"unknown token", "not-a-token", -1}, {"reader", kReader, 0},
                  {"arena writer", kWriter, 1}, {"admin", kAdmin, 2}};
   const std::vector<Rpc> rpcs = EveryRpc();
-  ASSERT_EQ(rpcs.size(), 16u);  // every RPC of arbiter.v1.Arbiter
+  ASSERT_EQ(rpcs.size(), 19u);  // every RPC of arbiter.v1.Arbiter
   for (const Caller& caller : callers) {
     std::unique_ptr<ArbiterClient> c = As(caller.token);
     for (const Rpc& rpc : rpcs) {
