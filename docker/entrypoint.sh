@@ -1,7 +1,8 @@
 #!/bin/sh
 # Container entry point: arbiter-server on 0.0.0.0:$ARBITER_PORT, preloading
 # $ARBITER_SCENES (comma-separated scene files; empty for none), letting
-# CreateWorld load scenes from $ARBITER_SCENE_DIR, with the tokens of
+# CreateWorld load scenes from $ARBITER_SCENE_DIR, journaling to
+# $ARBITER_DATA_DIR (a volume), with the tokens of
 # $ARBITER_TOKEN_FILE (see below). Arguments are passed on
 # after these, so they override them (e.g. --max_worlds=16).
 set -eu
@@ -11,6 +12,10 @@ server="${ARBITER_SERVER:-/usr/local/bin/arbiter-server}"
 scenes="${ARBITER_SCENES:-}"
 if [ -n "$scenes" ]; then
   set -- "--scene=$scenes" "$@"
+fi
+# The durable journal (empty ARBITER_DATA_DIR: worlds in memory only).
+if [ -n "${ARBITER_DATA_DIR:-}" ]; then
+  set -- "--data_dir=$ARBITER_DATA_DIR" "$@"
 fi
 # Inside a container the server must listen on 0.0.0.0, which it refuses
 # without a token file. With $ARBITER_TOKEN_FILE it uses those tokens;
