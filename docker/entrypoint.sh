@@ -14,9 +14,7 @@ if [ -n "$scenes" ]; then
   set -- "--scene=$scenes" "$@"
 fi
 # The durable journal (empty ARBITER_DATA_DIR: worlds in memory only).
-if [ -n "${ARBITER_DATA_DIR:-}" ]; then
-  set -- "--data_dir=$ARBITER_DATA_DIR" "$@"
-fi
+set -- "--data_dir=${ARBITER_DATA_DIR:-}" "$@"
 # Inside a container the server must listen on 0.0.0.0, which it refuses
 # without a token file. With $ARBITER_TOKEN_FILE it uses those tokens;
 # without, it serves open access, and the port publishing is the boundary

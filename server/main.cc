@@ -26,9 +26,9 @@ ABSL_FLAG(uint32_t, max_worlds, 64, "most worlds the server holds");
 ABSL_FLAG(uint32_t, max_bodies_per_world, uint32_t{1} << 20, "most bodies in one world");
 ABSL_FLAG(uint32_t, max_step_ticks, 100000, "most ticks one Step call may run");
 ABSL_FLAG(int32_t, threads, 0, "worker threads for steps and mutations (0: hardware threads, at least 2)");
-ABSL_FLAG(std::string, data_dir, "",
-          "directory of the durable journal (SQLite, WAL); worlds are recovered from it at start. Empty: no "
-          "journal, worlds live in memory only");
+ABSL_FLAG(std::string, data_dir, "arbiter-data",
+          "directory of the durable journal (SQLite, WAL; created if missing); every world in it is recovered at "
+          "start. --data_dir= (empty): no journal, worlds live in memory only");
 ABSL_FLAG(std::string, journal_sync, "normal",
           "full: acknowledged changes survive power loss (fsync per change); normal: they survive a process "
           "crash, a power loss may drop the last few; off: tests only");

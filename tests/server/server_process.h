@@ -26,7 +26,9 @@ class ServerProcess {
     int err[2];
     if (pipe(out) != 0) return;
     if (pipe(err) != 0) return;
-    std::vector<std::string> args = {ARBITER_SERVER_BINARY, "--listen=127.0.0.1:0", "--threads=2"};
+    // No journal unless a test asks for one (a later --data_dir wins): the
+    // default directory would carry worlds from one test to the next.
+    std::vector<std::string> args = {ARBITER_SERVER_BINARY, "--listen=127.0.0.1:0", "--threads=2", "--data_dir="};
     args.insert(args.end(), extra_args.begin(), extra_args.end());
     pid_ = fork();
     if (pid_ == 0) {
