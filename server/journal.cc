@@ -91,6 +91,10 @@ absl::StatusOr<std::unique_ptr<Journal>> Journal::Open(const JournalOptions& opt
   for (const char* sql : {"PRAGMA journal_mode=WAL;", sync, kSchema}) {
     if (absl::Status s = j->Exec(sql); !s.ok()) return s;
   }
+  if (options.max_pages > 0) {
+    const std::string limit = "PRAGMA max_page_count=" + std::to_string(options.max_pages) + ";";
+    if (absl::Status s = j->Exec(limit.c_str()); !s.ok()) return s;
+  }
   return j;
 }
 

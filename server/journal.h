@@ -46,6 +46,9 @@ absl::StatusOr<JournalSync> ParseJournalSync(std::string_view text);
 struct JournalOptions {
   std::string data_dir;  ///< created if missing; holds arbiter.db
   JournalSync sync = JournalSync::kNormal;
+  /// SQLite's max_page_count (0: no limit). Tests use it to make the store
+  /// run out of room, as a full disk would.
+  uint32_t max_pages = 0;
 };
 
 class Journal {

@@ -87,7 +87,7 @@ absl::StatusOr<std::unique_ptr<ArbiterServer>> ArbiterServer::Start(const Server
   s->registry_ = std::make_unique<WorldRegistry>(options.registry);
   Durability durability;
   if (!options.data_dir.empty()) {
-    absl::StatusOr<std::unique_ptr<Journal>> journal = Journal::Open({options.data_dir, options.journal_sync});
+    absl::StatusOr<std::unique_ptr<Journal>> journal = Journal::Open({options.data_dir, options.journal_sync, options.journal_max_pages});
     if (!journal.ok()) return journal.status();
     s->journal_ = std::move(*journal);
     if (absl::Status r = s->Recover(); !r.ok()) return r;

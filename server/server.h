@@ -51,6 +51,8 @@ struct ServerOptions {
   JournalSync journal_sync = JournalSync::kNormal;
   uint32_t snapshot_every_ticks = 600;
   bool journal_queries = false;
+  /// Tests only: the journal's page limit (a full disk); 0: none.
+  uint32_t journal_max_pages = 0;
   /// Tokens and per-caller limits (access.h).
   AccessOptions access;
   TlsOptions tls;

@@ -282,6 +282,35 @@ TEST(JournalTest, ExportRange_StartsAtASnapshot_AndErrorsAreClear) {
               StatusIs(absl::StatusCode::kDataLoss, "journal file"));
 }
 
+// The store runs out of room (SQLite's page limit, as a full disk): the
+// change that could not be journaled is refused, the world goes offline
+// rather than show it, and a restart recovers the last acknowledged state.
+TEST(JournalTest, FullStore_RefusesTheChange_AndRecoveryKeepsTheAcknowledgedState) {
+  TempDir dir;
+  server::ServerOptions options = JournaledOptions(dir, /*snapshot_every=*/1000);
+  options.journal_max_pages = 40;  // 4 KiB pages: room for the world and a few dozen steps
+  std::pair<int64_t, uint64_t> acknowledged;
+  {
+    LiveServer server(options);
+    MatchScript match("full", 4);
+    ASSERT_THAT(server.client().CreateWorld(match.Create()), IsOk());
+    absl::Status last;
+    for (int i = 0; i < 5000 && last.ok(); ++i) {
+      const std::pair<int64_t, uint64_t> before = TickAndHash(server.client(), "full");
+      last = MatchScript::Apply(server.client(), match.Next());
+      if (last.ok()) continue;
+      acknowledged = before;
+    }
+    ASSERT_THAT(last, StatusIs(absl::StatusCode::kUnavailable, "could not be journaled, so it was not applied"));
+    v1::GetStateHashRequest request;
+    request.set_world_id("full");
+    EXPECT_THAT(server.client().GetStateHash(request), StatusIs(absl::StatusCode::kNotFound, "full"));
+  }
+  options.journal_max_pages = 0;
+  LiveServer restarted(options);
+  EXPECT_EQ(TickAndHash(restarted.client(), "full"), acknowledged);
+}
+
 // A real arbiter-server process is killed with SIGKILL while a client
 // streams changes and steps at it. After a restart on the same directory,
 // the world holds every acknowledged change and at most the one in flight,
