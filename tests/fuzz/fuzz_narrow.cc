@@ -469,6 +469,14 @@ void CheckShapeCast(const ShapeProxy& a, const ShapeProxy& b, bool overlap, Fuzz
   }
   cast.max_fraction = in.ConsumeBool() ? kFixedOne : Fixed::FromRaw(in.ConsumeIntegralInRange<int64_t>(0, Fixed::kOneRaw));
   const CastOutput out = ShapeCast(cast);
+  const FuzzContext context([&] {
+    PrintProxy("a", a);
+    PrintProxy("b", b);
+    std::fprintf(stderr, "translation (%lld, %lld) max_fraction %lld\n", static_cast<long long>(cast.translation.x.raw()),
+                 static_cast<long long>(cast.translation.y.raw()), static_cast<long long>(cast.max_fraction.raw()));
+    std::fprintf(stderr, "hit %d fraction %lld normal (%lld, %lld)\n", out.hit, static_cast<long long>(out.fraction.raw()),
+                 static_cast<long long>(out.normal.x.raw()), static_cast<long long>(out.normal.y.raw()));
+  });
   if (overlap) {
     FUZZ_CHECK(out.hit && out.fraction == kFixedZero && out.normal == Vec2{});
     return;
