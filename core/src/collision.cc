@@ -369,7 +369,9 @@ CastOutput RayCastCoreFromOutside(const Core& c, const RayCastInput& in) {
           // sharp shapes) otherwise missed a face it crosses.
           CastOutput corner = NearestCircleHit(c, in, length, dir);
           if (corner.hit) return corner;
-          const int64_t drift = (Abs(in.translation.x).raw() + Abs(in.translation.y).raw()) >> Fixed::kFractionBits;
+          // Each term below 2^31 (|translation| <= 2^30 units), so the sum fits.
+          const int64_t drift = (Abs(in.translation.x).raw() >> Fixed::kFractionBits) +
+                                (Abs(in.translation.y).raw() >> Fixed::kFractionBits) + 2;
           const Int128 slack = MulWide(Length(face_edge[enter_face]), Fixed::FromRaw(16 + drift));
           on_face = along >= -slack && along <= len2 + slack;
         }
