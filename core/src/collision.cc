@@ -362,10 +362,17 @@ CastOutput RayCastCoreFromOutside(const Core& c, const RayCastInput& in) {
         if (!on_face) {
           // In a corner wedge: the vertex circles decide, unless the entry is
           // at the seam between face and arc, where rounding can make both
-          // miss by an ulp or two; then the face hit stands.
+          // miss; then the face hit stands. `point` is origin + fraction *
+          // translation with the fraction rounded, so it may sit up to half
+          // an ulp of the fraction times |translation| off the face: a long
+          // ray grazing a corner of a thin rounding (a sweep of two nearly
+          // sharp shapes) otherwise missed a face it crosses.
           CastOutput corner = NearestCircleHit(c, in, length, dir);
           if (corner.hit) return corner;
-          const Int128 slack = MulWide(Length(face_edge[enter_face]), Fixed::FromRaw(16));
+          // Each term below 2^31 (|translation| <= 2^30 units), so the sum fits.
+          const int64_t drift = (Abs(in.translation.x).raw() >> Fixed::kFractionBits) +
+                                (Abs(in.translation.y).raw() >> Fixed::kFractionBits) + 2;
+          const Int128 slack = MulWide(Length(face_edge[enter_face]), Fixed::FromRaw(16 + drift));
           on_face = along >= -slack && along <= len2 + slack;
         }
       }

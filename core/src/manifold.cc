@@ -41,8 +41,8 @@
 // best, take the one whose outward normal has the largest exact dot product
 // with kPreferredDirection = (1, 4); then the larger separation; then further
 // geometric keys (see Precedes). Only faces that coincide geometrically
-// (identical shapes in the same place) fall back to argument order: A's
-// faces, then the lower edge index. Like Box2D's 0.1 * linearSlop relative tolerance this
+// (the same two endpoints and normal, e.g. identical shapes in the same
+// place) fall back to argument order: A's faces, then the lower edge index. Like Box2D's 0.1 * linearSlop relative tolerance this
 // keeps the reference face (and so the feature ids) from flipping between two
 // nearly parallel faces of a stack: the upward-facing (supporting) face wins.
 // Unlike "prefer A" it does not depend on argument order. The tolerance is
@@ -142,11 +142,25 @@ int CollectFaces(const Core& ref, const Core& inc, bool on_b, Face* out, bool* s
   return n;
 }
 
+/// Exact: does the face's line separate the other core by more than
+/// `reach`? A face's rounded separation divides by its rounded length,
+/// which for an edge a few ulp long (a capsule of microscopic length, once
+/// placed) is off by tens of percent: enough to call overlapping shapes
+/// separated. So the early exit is confirmed with
+/// min_dot^2 > reach^2 |perp|^2 (250-bit products), never decided by it.
+bool SeparatesBeyond(const Face& f, const Core& a, const Core& b, Fixed reach) {
+  if (reach < kFixedZero) return true;  // a negative speculative distance: the rounded test stands
+  if (f.min_dot.Sign() <= 0) return false;
+  const Vec2 perp = (f.on_b ? b : a).perp[f.edge];
+  return CompareProducts(f.min_dot, f.min_dot, MulWide(reach, reach), LengthSquaredWide(perp)) > 0;
+}
+
 /// Orders two tied faces by their geometry alone (never by which argument
 /// they came from), so that Collide(a, b) and Collide(b, a) agree: larger
 /// dot(normal, kPreferredDirection), then larger separation, then the face
 /// line further along its own normal, then the face's first vertex greater
-/// in (y, x). Returns true when `f` beats `g`.
+/// in (y, x), then its second vertex greater in (y, x). Returns true when
+/// `f` beats `g`.
 bool Precedes(const Face& f, const Face& g, const Core& a, const Core& b) {
   const Core& cf = f.on_b ? b : a;
   const Core& cg = g.on_b ? b : a;
@@ -159,6 +173,12 @@ bool Precedes(const Face& f, const Face& g, const Core& a, const Core& b) {
   if (of != og) return of > og;
   if (vf.y != vg.y) return vf.y > vg.y;
   if (vf.x != vg.x) return vf.x > vg.x;
+  // Two faces on one line from one start vertex may still end apart (a
+  // segment lying along part of another): without this key argument order
+  // decided, and Collide(b, a) was not the flip of Collide(a, b).
+  const Vec2 wf = cf.v[Next(cf, f.edge)], wg = cg.v[Next(cg, g.edge)];
+  if (wf.y != wg.y) return wf.y > wg.y;
+  if (wf.x != wg.x) return wf.x > wg.x;
   return false;  // the same face geometrically: keep the earlier (A, lower index)
 }
 
@@ -292,7 +312,11 @@ Manifold CollideCircles(Vec2 ca, Fixed ra, Vec2 cb, Fixed rb, Fixed spec) {
   const Vec2 d = cb - ca;
   // Work in one canonical direction so that Collide(b, a) gives exactly the
   // negated normal and the same point (rounding is not odd-symmetric).
-  if (d.y < kFixedZero || (d.y == kFixedZero && d.x < kFixedZero)) {
+  // Concentric disks have no direction: the larger one goes first (then
+  // the fallback normal pushes the smaller one up), or both argument orders
+  // would pick the same normal.
+  const bool concentric = d == Vec2{};
+  if (d.y < kFixedZero || (d.y == kFixedZero && d.x < kFixedZero) || (concentric && ra < rb)) {
     Manifold m = CollideCircles(cb, rb, ca, ra, spec);
     m.normal = -m.normal;
     return m;
@@ -322,9 +346,14 @@ Manifold Collide(const ShapeProxy& a, const ShapeProxy& b, Fixed speculative_dis
   bool separated = false;
   int n = CollectFaces(ca, cb, false, faces.data(), &separated);
   n += CollectFaces(cb, ca, true, faces.data() + n, &separated);
-  Fixed best = faces[0].separation;
-  for (int i = 1; i < n; ++i) best = Max(best, faces[i].separation);
-  if (best - ca.radius - cb.radius > spec) return Manifold{};
+  int best_face = 0;
+  for (int i = 1; i < n; ++i) {
+    if (faces[i].separation > faces[best_face].separation) best_face = i;
+  }
+  const Fixed best = faces[best_face].separation;
+  if (best - ca.radius - cb.radius > spec && SeparatesBeyond(faces[best_face], ca, cb, ca.radius + cb.radius + spec)) {
+    return Manifold{};
+  }
 
   // Face normals decide disjointness exactly except for a point or segment
   // against a segment, whose Minkowski difference can be flat.

@@ -25,6 +25,14 @@ Fixed ToFixedSaturating(Int128 q64, bool* ok) {
 
 Fixed MulChecked(Fixed a, Fixed b, bool* ok) { return ToFixedSaturating(MulWide(a, b), ok); }
 
+// Sums of saturated terms must saturate too: Fixed's + wraps, and a wrapped
+// area or mass comes out negative while *ok still says representable.
+Fixed AddChecked(Fixed a, Fixed b, bool* ok) {
+  const Int128 sum = Int128(a.raw()) + Int128(b.raw());
+  if (!sum.FitsInt64()) *ok = false;
+  return Fixed::FromWide(sum);
+}
+
 }  // namespace
 
 const char* ShapeErrorMessage(ShapeError error) {
@@ -196,7 +204,7 @@ Fixed ComputeArea(const Shape& shape) {
     case ShapeType::kCapsule: {
       const Fixed r = shape.capsule.radius;
       const Fixed length = Distance(shape.capsule.center1, shape.capsule.center2);
-      return MulChecked(kFixedPi, MulChecked(r, r, &ok), &ok) + MulChecked(r.ShiftLeft(1), length, &ok);
+      return AddChecked(MulChecked(kFixedPi, MulChecked(r, r, &ok), &ok), MulChecked(r.ShiftLeft(1), length, &ok), &ok);
     }
     case ShapeType::kSegment: return kFixedZero;
     case ShapeType::kPolygon: {
@@ -236,11 +244,13 @@ MassData ComputeMass(const Shape& shape, Fixed density) {
       const Fixed disk_mass = MulChecked(density, MulChecked(kFixedPi, r2, &ok), &ok);
       const Fixed box_mass = MulChecked(density, MulChecked(r.ShiftLeft(1), length, &ok), &ok);
       const Fixed lc = Fixed::FromRatio(4, 3) * r / kFixedPi;
-      const Fixed disk_inertia = MulChecked(disk_mass, r2.Half() + MulChecked(h, h, &ok) + MulChecked(h.ShiftLeft(1), lc, &ok), &ok);
-      const Fixed box_inertia = MulChecked(box_mass, r2.ShiftLeft(2) + MulChecked(length, length, &ok), &ok) / Fixed::FromInt(12);
-      md.mass = disk_mass + box_mass;
+      const Fixed disk_spread = AddChecked(AddChecked(r2.Half(), MulChecked(h, h, &ok), &ok), MulChecked(h.ShiftLeft(1), lc, &ok), &ok);
+      const Fixed disk_inertia = MulChecked(disk_mass, disk_spread, &ok);
+      const Fixed box_spread = AddChecked(MulChecked(r2, Fixed::FromInt(4), &ok), MulChecked(length, length, &ok), &ok);
+      const Fixed box_inertia = MulChecked(box_mass, box_spread, &ok) / Fixed::FromInt(12);
+      md.mass = AddChecked(disk_mass, box_mass, &ok);
       md.center = {(c.center1.x + c.center2.x).Half(), (c.center1.y + c.center2.y).Half()};
-      md.rotational_inertia = disk_inertia + box_inertia;
+      md.rotational_inertia = AddChecked(disk_inertia, box_inertia, &ok);
       break;
     }
     case ShapeType::kSegment:

@@ -339,5 +339,28 @@ TEST(CollisionEdgeCases, ShapesAtTheWorldLimit) {
   EXPECT_EQ(bounds.upper, (Vec2{lim + F(1), lim + F(1)}));
 }
 
+// Found by tests/fuzz/fuzz_narrow: two segments rounded by one ulp, millions
+// of units long, swept so that the Minkowski difference is entered a hair
+// from a corner. The entry point (origin + rounded fraction * translation)
+// drifted off the face by far more than the 16 ulp the seam check allowed,
+// the one-ulp corner circles missed, and the sweep reported no hit although
+// A ends well inside B.
+TEST(CollisionEdgeCases, LongSweepGrazingACornerOfAThinRounding) {
+  auto raw = [](int64_t x, int64_t y) { return Vec2{Fixed::FromRaw(x), Fixed::FromRaw(y)}; };
+  const Vec2 pa[] = {raw(23549066402281324, -68100392479359938), raw(44552389314740225, 91650308739956736)};
+  const Vec2 pb[] = {raw(72058719399083970, -72056498770935361), raw(71777218551377329, 71780551535038930)};
+  ShapeCastInput in;
+  in.a = MakeProxy(pa, Fixed::FromRaw(1));
+  in.b = MakeProxy(pb, Fixed::FromRaw(1));
+  in.translation = raw(40837243854955657, -29804635807376708);
+  ASSERT_FALSE(TestOverlap(in.a, in.b));
+  ShapeProxy end = in.a;
+  for (int i = 0; i < end.count; ++i) end.points[i] += in.translation;
+  ASSERT_TRUE(TestOverlap(end, in.b));
+  const CastOutput out = ShapeCast(in);
+  ASSERT_TRUE(out.hit);
+  EXPECT_NEAR(out.fraction.ToDouble(), 2.0 / 3.0, 1e-6);
+}
+
 }  // namespace
 }  // namespace arbiter

@@ -157,6 +157,14 @@ TEST(Collide, Collide_CoincidentCircles_UseUpNormal) {
   EXPECT_EQ(m.points[0].separation, F(-1.5));
   // Midway between A's top (y = 4) and B's bottom (y = 2.5).
   EXPECT_EQ(m.points[0].point, V(2, 3.25));
+
+  // Found by tests/fuzz/fuzz_narrow: the other argument order picked the
+  // same up normal (and another point) instead of the exact flip.
+  const Manifold f = Collide(Place(Disk(0.5), Xf(2, 3)), Place(Disk(1), Xf(2, 3)), kFixedZero);
+  ASSERT_EQ(f.point_count, 1);
+  EXPECT_EQ(f.normal, V(0, -1));
+  EXPECT_EQ(f.points[0].separation, F(-1.5));
+  EXPECT_EQ(f.points[0].point, V(2, 3.25));
 }
 
 // ---------------------------------------------------------------------------
@@ -629,6 +637,38 @@ TEST(Collide, Collide_RandomPairs_FlipSymmetry) {
         EXPECT_EQ(ab.points[i].id ^ 0x8000, ba.points[i].id);
       }
     }
+  }
+}
+
+// Found by tests/fuzz/fuzz_narrow: two collinear segments sharing a start
+// vertex offer reference faces on one line, with one normal and one start
+// vertex; argument order chose between them, so the two orders disagreed.
+TEST(Collide, Collide_CollinearSegmentsFromOneVertex_FlipSymmetric) {
+  const ShapeProxy a = Place(Shape::FromSegment({V(0, 2), V(0, 0)}), Xf(0, 0));
+  const ShapeProxy b = Place(Shape::FromSegment({V(0, 0), V(0, 1)}), Xf(0, 0));
+  const Manifold ab = Collide(a, b, F(1));
+  const Manifold ba = Collide(b, a, F(1));
+  ASSERT_GE(ab.point_count, 1);
+  ASSERT_EQ(ab.point_count, ba.point_count);
+  EXPECT_EQ(ab.normal, -ba.normal);
+  for (int i = 0; i < ab.point_count; ++i) {
+    EXPECT_EQ(ab.points[i].point, ba.points[i].point);
+    EXPECT_EQ(ab.points[i].separation, ba.points[i].separation);
+    EXPECT_EQ(ab.points[i].id ^ 0x8000, ba.points[i].id);
+  }
+}
+
+// Found by tests/fuzz/fuzz_narrow: a capsule whose segment is one ulp
+// along each axis has an edge of rounded length 1 ulp (exactly sqrt(2)),
+// so its face separation came out 41% too large and the overlapping disk
+// was reported as separated.
+TEST(Collide, Collide_MicroscopicCapsuleOverlappingDisk_NotMissed) {
+  const ShapeProxy capsule = Place(Shape::FromCapsule({V(0, 0), {-Fixed::FromRaw(1), Fixed::FromRaw(1)}, F(10)}), Xf(0, 0));
+  const ShapeProxy disk = Place(Disk(5), Xf(12, 6));
+  ASSERT_TRUE(TestOverlap(capsule, disk));  // |(12, 6)| = 13.4 < 15
+  for (const Manifold& m : {Collide(capsule, disk, kFixedZero), Collide(disk, capsule, kFixedZero)}) {
+    ASSERT_EQ(m.point_count, 1);
+    EXPECT_NEAR(D(m.points[0].separation), std::sqrt(180.0) - 15, 1e-6);
   }
 }
 

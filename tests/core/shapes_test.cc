@@ -116,5 +116,34 @@ TEST(ComputeMass, MatchesClosedForms) {
   EXPECT_FALSE(ComputeMass(Shape::FromPolygon(huge), F(1)).representable);
 }
 
+// Found by tests/fuzz/fuzz_narrow: a capsule's area, mass and inertia are
+// sums of terms that each fit, or saturate, but whose sum did not, and
+// Fixed's + wrapped it to a negative value.
+TEST(ComputeMass, LargeCapsules_SaturateInsteadOfWrapping) {
+  // pi r^2 saturates; adding the box part wrapped to a negative area.
+  const Shape wide = Shape::FromCapsule({V(-1, 0), V(1, 0), F(32768)});
+  EXPECT_EQ(ComputeArea(wide), Fixed::Max());
+
+  // Disk part 1.26e9, box part 1.2e9: each fits, the sum (2.46e9) does not.
+  // The mass wrapped negative while `representable` stayed true.
+  const MassData m = ComputeMass(Shape::FromCapsule({V(-15000, 0), V(15000, 0), F(20000)}), F(1));
+  EXPECT_FALSE(m.representable);
+  EXPECT_EQ(m.mass, Fixed::Max());
+
+  // 4 r^2 (3.6e9) overflowed through a wrapping shift: with a tiny density
+  // every later product fit, so a wrong inertia (off by 3e-5) was reported
+  // as representable. The term does not fit, and now says so.
+  const MassData thin = ComputeMass(Shape::FromCapsule({V(-1, 0), V(1, 0), F(30000)}), Fixed::FromRaw(1));
+  EXPECT_FALSE(thin.representable);
+  // Just below that size everything fits and matches the closed form.
+  const double pi = M_PI, r = 23000, length = 2, density = 1.0 / 4294967296.0;
+  const MassData fits = ComputeMass(Shape::FromCapsule({V(-1, 0), V(1, 0), F(r)}), Fixed::FromRaw(1));
+  ASSERT_TRUE(fits.representable);
+  const double disk_mass = density * pi * r * r, box_mass = density * 2 * r * length;
+  const double lc = 4 * r / (3 * pi), h = length / 2;
+  const double inertia = disk_mass * (r * r / 2 + h * h + 2 * h * lc) + box_mass * (4 * r * r + length * length) / 12;
+  EXPECT_NEAR(fits.rotational_inertia.ToDouble(), inertia, 1e-6 * inertia);
+}
+
 }  // namespace
 }  // namespace arbiter
