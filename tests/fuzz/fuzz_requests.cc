@@ -3,7 +3,8 @@
 // (low four bits) and whether to aim it at the world "w" regardless of its
 // world_id (high bit, so mutations of the body keep hitting a real world);
 // the rest is parsed as that message, as gRPC would, and run through the
-// server's Operations against a fresh registry holding one small world.
+// server's Operations against a fresh registry holding one small world,
+// stepped 3 ticks so that past-tick queries and hash reports find data.
 //
 // Checks (operations.h, arbiter.proto):
 //  - a rejection is a documented code (INVALID_ARGUMENT, OUT_OF_RANGE,
@@ -75,7 +76,14 @@ struct Fixture {
     def.max_bodies = registry.limits().max_bodies_per_world;
     World world(def);
     FUZZ_CHECK(world.AddBodies(SmallWorld()).ok());
-    FUZZ_CHECK(registry.Insert(kWorld, std::move(world)).ok());
+    FUZZ_CHECK(registry.Insert(kWorld, std::move(world), /*history_ticks=*/4).ok());
+    // A few recorded ticks, so that `at` and ReportHashes reach real data.
+    v1::StepRequest step;
+    step.set_world_id(kWorld);
+    step.set_ticks(3);
+    step.set_omit_events(true);
+    v1::StepResponse reply;
+    FUZZ_CHECK(ops.Step(step, &reply, [] { return false; }).ok());
   }
   static RegistryLimits Limits() {
     RegistryLimits l;
@@ -264,6 +272,25 @@ bool Run(int kind, const uint8_t* data, size_t size, bool aim, Operations& ops, 
       *shown = r.ShortDebugString();
       v1::RestoreResponse reply;
       *status = ops.Restore(r, &reply);
+      return true;
+    }
+    case 14: {
+      v1::ValidateHitRequest r;
+      if (!Parse(data, size, aim, &r)) return false;
+      *shown = r.ShortDebugString();
+      *is_query = true;
+      v1::ValidateHitResponse reply;
+      *status = RunRead(ops.PrepareValidateHit(r, &reply));
+      if (status->ok()) FUZZ_CHECK(reply.verdict() != v1::HIT_VERDICT_UNSPECIFIED);
+      return true;
+    }
+    case 15: {
+      v1::ReportHashesRequest r;
+      if (!Parse(data, size, aim, &r)) return false;
+      *shown = r.ShortDebugString();
+      *is_query = true;
+      v1::ReportHashesResponse reply;
+      *status = RunRead(ops.PrepareReportHashes(r, &reply));
       return true;
     }
     default: return false;

@@ -173,6 +173,11 @@ int main(int argc, char** argv) {
   }
   ok &= Write(dir, "cast_ray_columns", 7 | kAim, columns);
 
+  // The same rays half way between two recorded ticks (lag compensation).
+  rays.mutable_at()->set_tick(1);
+  rays.mutable_at()->set_fraction(Raw(0.5));
+  ok &= Write(dir, "cast_rays_past", 7 | kAim, rays);
+
   v1::OverlapRequest overlap;
   *overlap.add_queries()->mutable_point() = Vec(0, 1);
   v1::Aabb* box = overlap.add_queries()->mutable_aabb();
@@ -224,6 +229,17 @@ int main(int argc, char** argv) {
   const std::vector<uint8_t> image = world.Snapshot();
   restore.set_snapshot(std::string(image.begin(), image.end()));
   ok &= Write(dir, "restore", 13 | kAim, restore);
+  v1::ValidateHitRequest shot;
+  shot.set_shooter_body_id(4);
+  shot.set_target_body_id(3);
+  *shot.mutable_ray()->mutable_origin() = Vec(-5, 2);
+  *shot.mutable_ray()->mutable_translation() = Vec(10, -1);
+  shot.mutable_at()->set_tick(2);
+  ok &= Write(dir, "validate_hit", 14 | kAim, shot);
+  v1::ReportHashesRequest hashes;
+  hashes.set_first_tick(0);
+  for (uint64_t h : {0x1234u, 0x5678u, 0x9abcu}) hashes.add_state_hashes(h);
+  ok &= Write(dir, "report_hashes", 15 | kAim, hashes);
   if (!ok) {
     std::fprintf(stderr, "could not write every file to %s\n", dir.c_str());
     return 1;
