@@ -286,6 +286,24 @@ CastOutput NearestCircleHit(const Core& c, const RayCastInput& in, Fixed length,
 // multiplication). With radius 0 that is the answer. With a radius, an
 // entry point beyond its face's span lies in a corner wedge, where the
 // rounded shape is bounded by the vertex circles instead.
+// r |e| in the unit of DotWide (raw x raw). Rounding |e| to the ulp first
+// would misplace the rounded face of a short edge by up to r / (2 |e|)
+// ulp, thousands of units for an edge a few ulp long next to a large
+// radius; so |e| is taken at ~61 significant bits (as in ProjectOnSegment)
+// and the scale divided out after the product.
+Int128 RadiusTimesLength(Fixed r, Vec2 e) {
+  const uint64_t ex = static_cast<uint64_t>(e.x.raw() < 0 ? -e.x.raw() : e.x.raw());
+  const uint64_t ey = static_cast<uint64_t>(e.y.raw() < 0 ? -e.y.raw() : e.y.raw());
+  const int width = 64 - std::countl_zero(ex > ey ? ex : ey);
+  const int k = width < 61 ? 61 - width : 0;
+  const int64_t sx = static_cast<int64_t>(static_cast<uint64_t>(e.x.raw()) << k);
+  const int64_t sy = static_cast<int64_t>(static_cast<uint64_t>(e.y.raw()) << k);
+  // |r| <= 2^56 raw (radii are within 2^24 units) and the scaled length
+  // < 2^62: the product fits in 127 bits.
+  const Int128 product = Int128::Mul(r.raw(), static_cast<int64_t>(ISqrtRound(Int128::Mul(sx, sx) + Int128::Mul(sy, sy))));
+  return k == 0 ? product : product.ShiftRightRound(k);
+}
+
 CastOutput RayCastCoreFromOutside(const Core& c, const RayCastInput& in) {
   CastOutput out;
   Fixed length;
@@ -314,7 +332,7 @@ CastOutput RayCastCoreFromOutside(const Core& c, const RayCastInput& in) {
       const Int128 dist = DotWide(n, in.origin - a);  // |e| x signed distance to the edge line
       const Int128 r2 = MulWide(c.radius, c.radius);
       const bool outside = dist.Sign() > 0 && (c.radius == kFixedZero || CompareProducts(dist, dist, r2, LengthSquaredWide(e)) > 0);
-      const Int128 offset = c.radius == kFixedZero ? Int128(0) : MulWide(c.radius, Length(e));
+      const Int128 offset = c.radius == kFixedZero ? Int128(0) : RadiusTimesLength(c.radius, e);
       // The rounded height, clamped to agree with the exact classification.
       Int128 height = dist - offset;
       if (outside && height.IsNegative()) height = 0;

@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <array>
 #include <span>
 
@@ -360,6 +362,34 @@ TEST(CollisionEdgeCases, LongSweepGrazingACornerOfAThinRounding) {
   const CastOutput out = ShapeCast(in);
   ASSERT_TRUE(out.hit);
   EXPECT_NEAR(out.fraction.ToDouble(), 2.0 / 3.0, 1e-6);
+}
+
+// A segment 18 ulp long swept into a disk of radius 2^24 - 1 ulp, ending
+// 74 units inside (fuzz_narrow's finding-thin-rounding-sweep-miss): the
+// Minkowski face's offset r |e| used |e| rounded to the ulp (off by ~3% for
+// so short an edge), which moved the face by thousands of units and clipped
+// the hit away.
+TEST(CollisionEdgeCases, TinyEdgeWithHugeRadius_IsNotMissed) {
+  auto raw = [](int64_t x, int64_t y) { return Vec2{Fixed::FromRaw(x), Fixed::FromRaw(y)}; };
+  const Vec2 pa[] = {raw(2305843181122021625, 532176689742), raw(2305843181122021631, 532176689725)};
+  const Vec2 pb[] = {raw(2237834447128858286, -23814322780749439)};
+  ShapeCastInput in;
+  in.a = MakeProxy(pa, kFixedZero);
+  in.b = MakeProxy(pb, Fixed::FromRaw(72057594037927935));
+  in.translation = raw(-339302416400, 0);
+  ASSERT_FALSE(TestOverlap(in.a, in.b));
+  ShapeProxy end = in.a;
+  for (int i = 0; i < end.count; ++i) end.points[i] += in.translation;
+  ASSERT_TRUE(TestOverlap(end, in.b));
+  const CastOutput out = ShapeCast(in);
+  ASSERT_TRUE(out.hit);
+  // Where the reference (double) puts first contact: a's nearer end meets
+  // the circle.
+  const double dx = (2305843181122021625.0 - 2237834447128858286.0) / 4294967296.0;
+  const double dy = (532176689742.0 + 23814322780749439.0) / 4294967296.0;
+  const double r = 72057594037927935.0 / 4294967296.0;
+  const double t = (dx - std::sqrt(r * r - dy * dy)) / (339302416400.0 / 4294967296.0);
+  EXPECT_NEAR(out.fraction.ToDouble(), t, 1e-3);
 }
 
 }  // namespace

@@ -400,26 +400,6 @@ bool DeepInside(Inside inside, Vec2 p, int64_t tol) {
   return true;
 }
 
-// KNOWN BUG, quarantined (not fixed on this branch): casts scale the
-// radius by the rounded length of each edge (RayCastCoreFromOutside's
-// face offset r |e|). For an edge a few ulp long that length is off by up
-// to half an ulp in |e| ulp, so the face sits off by up to r / (2 |e|)
-// units, and a sweep of a tiny segment against a huge disk missed a shape
-// it ends deep inside (corpus: known-thin-rounding-sweep-miss). The
-// "no miss" checks skip that regime, where the offset error exceeds tol.
-bool OffsetUnreliable(std::initializer_list<const ShapeProxy*> proxies, Fixed radius, int64_t tol) {
-  for (const ShapeProxy* p : proxies) {
-    if (p->count < 2) continue;
-    const int edges = p->count == 2 ? 1 : p->count;
-    for (int i = 0; i < edges; ++i) {
-      const Fixed length = Length(p->points[(i + 1) % p->count] - p->points[i]);
-      if (length == kFixedZero) continue;
-      if (static_cast<__int128>(radius.raw()) > 2 * static_cast<__int128>(tol) * length.raw()) return true;
-    }
-  }
-  return false;
-}
-
 // PosTol for a ray: extent of the shape seen from the ray's origin, plus the
 // ray's own length.
 int64_t RayTolRaw(const ShapeProxy& a, const RayCastInput& ray) {
@@ -468,7 +448,7 @@ void CheckRay(const ShapeProxy& a, const RayCastInput& ray) {
     // origin + translation is exact (|sum| < 2^31 units). A ray may miss a
     // shape it enters by less than the documented position error, so only
     // an end that deep inside must be hit.
-    if (ray.max_fraction == kFixedOne && !OffsetUnreliable({&a}, a.radius, RayTolRaw(a, ray))) {
+    if (ray.max_fraction == kFixedOne) {
       const Vec2 end = ray.origin + ray.translation;
       FUZZ_CHECK(!DeepInside([&](Vec2 q) { return ContainsPoint(a, q); }, end, RayTolRaw(a, ray)));
     }
@@ -516,7 +496,7 @@ void CheckShapeCast(const ShapeProxy& a, const ShapeProxy& b, bool overlap, Fuzz
       };
       const int64_t length = std::max(Abs(cast.translation.x).raw(), Abs(cast.translation.y).raw());
       const int64_t tol = PosTolRaw(a, b, length);
-      if (!OffsetUnreliable({&a, &b}, a.radius + b.radius, tol)) FUZZ_CHECK(!DeepInside(overlaps_at, cast.translation, tol));
+      FUZZ_CHECK(!DeepInside(overlaps_at, cast.translation, tol));
     }
     return;
   }
