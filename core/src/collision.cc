@@ -161,6 +161,28 @@ bool Closer(const Projection& p, const Projection& q) {
   return p.distance2 < q.distance2;
 }
 
+// An edge scaled by 2^shift to ~61 significant bits, with its length in
+// the same scale: |e| then carries no rounding worth mentioning even for an
+// edge a few ulp long.
+struct ScaledEdge {
+  int64_t x = 0;
+  int64_t y = 0;
+  int64_t length = 0;  // round(|e| 2^shift), in raw units
+  int shift = 0;
+};
+
+ScaledEdge ScaleEdge(Vec2 e) {
+  const uint64_t ex = static_cast<uint64_t>(e.x.raw() < 0 ? -e.x.raw() : e.x.raw());
+  const uint64_t ey = static_cast<uint64_t>(e.y.raw() < 0 ? -e.y.raw() : e.y.raw());
+  const int width = 64 - std::countl_zero(ex > ey ? ex : ey);
+  ScaledEdge se;
+  se.shift = width < 61 ? 61 - width : 0;
+  se.x = static_cast<int64_t>(static_cast<uint64_t>(e.x.raw()) << se.shift);
+  se.y = static_cast<int64_t>(static_cast<uint64_t>(e.y.raw()) << se.shift);
+  se.length = static_cast<int64_t>(ISqrtRound(Int128::Mul(se.x, se.x) + Int128::Mul(se.y, se.y)));
+  return se;
+}
+
 Projection ProjectOnSegment(Vec2 p, Vec2 a, Vec2 b) {
   const Vec2 e = b - a;
   const Vec2 w = p - a;
@@ -168,17 +190,10 @@ Projection ProjectOnSegment(Vec2 p, Vec2 a, Vec2 b) {
   if (along.Sign() <= 0) return {a, LengthSquaredWide(w), false, 0, 0};
   const Int128 len2 = LengthSquaredWide(e);
   if (along >= len2) return {b, LengthSquaredWide(p - b), false, 0, 0};
-  // Scale e up to ~61 significant bits first, so that |e| carries no
-  // rounding worth mentioning even for a short edge; the scale cancels.
-  const uint64_t ex = static_cast<uint64_t>(e.x.raw() < 0 ? -e.x.raw() : e.x.raw());
-  const uint64_t ey = static_cast<uint64_t>(e.y.raw() < 0 ? -e.y.raw() : e.y.raw());
-  const int width = 64 - std::countl_zero(ex > ey ? ex : ey);
-  const int k = width < 61 ? 61 - width : 0;
-  const int64_t sx = static_cast<int64_t>(static_cast<uint64_t>(e.x.raw()) << k);
-  const int64_t sy = static_cast<int64_t>(static_cast<uint64_t>(e.y.raw()) << k);
-  const int64_t scaled_length = static_cast<int64_t>(ISqrtRound(Int128::Mul(sx, sx) + Int128::Mul(sy, sy)));
-  const Int128 scaled_cross = Int128::Mul(sx, w.y.raw()) - Int128::Mul(sy, w.x.raw());
-  const Fixed perpendicular = Fixed::FromWide(DivRoundNearest(scaled_cross.Abs(), scaled_length));
+  // The scale of ScaledEdge cancels in the quotient.
+  const ScaledEdge se = ScaleEdge(e);
+  const Int128 scaled_cross = Int128::Mul(se.x, w.y.raw()) - Int128::Mul(se.y, w.x.raw());
+  const Fixed perpendicular = Fixed::FromWide(DivRoundNearest(scaled_cross.Abs(), se.length));
   return {MulAdd(a, RatioWide(along, len2), e), MulWide(perpendicular, perpendicular), true, CrossWide(e, w), len2};
 }
 
@@ -292,16 +307,11 @@ CastOutput NearestCircleHit(const Core& c, const RayCastInput& in, Fixed length,
 // radius; so |e| is taken at ~61 significant bits (as in ProjectOnSegment)
 // and the scale divided out after the product.
 Int128 RadiusTimesLength(Fixed r, Vec2 e) {
-  const uint64_t ex = static_cast<uint64_t>(e.x.raw() < 0 ? -e.x.raw() : e.x.raw());
-  const uint64_t ey = static_cast<uint64_t>(e.y.raw() < 0 ? -e.y.raw() : e.y.raw());
-  const int width = 64 - std::countl_zero(ex > ey ? ex : ey);
-  const int k = width < 61 ? 61 - width : 0;
-  const int64_t sx = static_cast<int64_t>(static_cast<uint64_t>(e.x.raw()) << k);
-  const int64_t sy = static_cast<int64_t>(static_cast<uint64_t>(e.y.raw()) << k);
-  // |r| <= 2^56 raw (radii are within 2^24 units) and the scaled length
-  // < 2^62: the product fits in 127 bits.
-  const Int128 product = Int128::Mul(r.raw(), static_cast<int64_t>(ISqrtRound(Int128::Mul(sx, sx) + Int128::Mul(sy, sy))));
-  return k == 0 ? product : product.ShiftRightRound(k);
+  const ScaledEdge se = ScaleEdge(e);
+  // r <= 2^57 raw (a Minkowski sum of two radii within 2^24 units) and the
+  // scaled length < 2^62: the product fits in 127 bits.
+  const Int128 product = Int128::Mul(r.raw(), se.length);
+  return se.shift == 0 ? product : product.ShiftRightRound(se.shift);
 }
 
 CastOutput RayCastCoreFromOutside(const Core& c, const RayCastInput& in) {

@@ -39,4 +39,22 @@ inline std::unique_ptr<client::ArbiterClient> ClientWithToken(const std::string&
   return client::ArbiterClient::Connect(address, options);
 }
 
+/// A small world on the server: a floor, a box and a disk (ids 1, 2, 3).
+inline v1::CreateWorldRequest SmallWorld(const std::string& id) {
+  v1::CreateWorldRequest request;
+  request.set_world_id(id);
+  *request.mutable_gravity() = client::MakeVec2(0, -10);
+  *request.add_bodies() = client::MakeBody(1, v1::BODY_TYPE_STATIC, 0, -1, client::MakeBox(40, 1));
+  *request.add_bodies() = client::MakeBody(2, v1::BODY_TYPE_DYNAMIC, 0, 5, client::MakeBox(1, 1));
+  *request.add_bodies() = client::MakeBody(3, v1::BODY_TYPE_DYNAMIC, 5, 8, client::MakeCircle(0.5));
+  return request;
+}
+
+inline v1::StepRequest OneTick(const std::string& world) {
+  v1::StepRequest request;
+  request.set_world_id(world);
+  request.set_ticks(1);
+  return request;
+}
+
 }  // namespace arbiter::testing

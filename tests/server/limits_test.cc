@@ -92,14 +92,6 @@ TEST(RateLimiterTest, IdleCallers_AreForgotten_OthersAreNot) {
 
 // ---- Through a real server ---------------------------------------------------------------------
 
-v1::CreateWorldRequest SmallWorld(const std::string& id) {
-  v1::CreateWorldRequest request;
-  request.set_world_id(id);
-  *request.mutable_gravity() = client::MakeVec2(0, -10);
-  *request.add_bodies() = client::MakeBody(1, v1::BODY_TYPE_STATIC, 0, -1, client::MakeBox(40, 1));
-  *request.add_bodies() = client::MakeBody(2, v1::BODY_TYPE_DYNAMIC, 0, 5, client::MakeBox(1, 1));
-  return request;
-}
 
 v1::GetStateHashRequest HashOf(const std::string& world) {
   v1::GetStateHashRequest request;
@@ -107,12 +99,6 @@ v1::GetStateHashRequest HashOf(const std::string& world) {
   return request;
 }
 
-v1::StepRequest OneTick(const std::string& world) {
-  v1::StepRequest request;
-  request.set_world_id(world);
-  request.set_ticks(1);
-  return request;
-}
 
 /// A server with tokens "admin" (admin), "a" and "b" (writers), and the given limits.
 server::ServerOptions WithTokens(const server::RateLimits& limits) {
