@@ -6,7 +6,11 @@
 // Why fixed point: integer arithmetic gives the same bits on every compiler,
 // optimisation level and architecture, which is Arbiter's promise. Floating
 // point appears only in the explicit double conversions below, which serve
-// the edges (scene files, client helpers) and never feed a core decision.
+// the edges (scene files, client helpers) and never feed a core decision:
+// nothing else in core/ calls them (CTest core.sources_integer_only checks
+// that, and that core/ has no other floating point and no unordered
+// containers). They are deterministic anyway: scaling by 2^32 is exact and
+// the one rounding is llround's.
 //
 // Rounding rule (one for every operation): results are rounded to the nearest
 // representable value, ties toward +infinity. Products are formed exactly in
