@@ -357,9 +357,23 @@ absl::Status Operations::JournalNewWorld(const std::string& id, const World& wor
   return absl::OkStatus();
 }
 
+bool Operations::Journaled(const WorldEntry& entry) const {
+  return durability_.journal != nullptr && entry.journal().key >= 0;
+}
+
+template <class Request>
+absl::Status Operations::JournalRequest(WorldEntry& entry, int64_t tick, Request* (v1::JournalRecord::*field)(),
+                                        const Request& request) {
+  if (!Journaled(entry)) return absl::OkStatus();
+  v1::JournalRecord record;
+  record.set_tick(tick);
+  *(record.*field)() = request;
+  return JournalChange(entry, {&record});
+}
+
 absl::Status Operations::JournalChange(WorldEntry& entry, std::vector<v1::JournalRecord*> records) {
   JournalCursor& cursor = entry.journal();
-  if (durability_.journal == nullptr || cursor.key < 0) return absl::OkStatus();
+  if (!Journaled(entry)) return absl::OkStatus();
   uint64_t seq = cursor.seq;
   std::vector<const v1::JournalRecord*> out;
   for (v1::JournalRecord* r : records) {
@@ -832,10 +846,9 @@ absl::Status Operations::AddBodies(const v1::AddBodiesRequest& request, v1::AddB
   }
   return (*entry)->Write([&](World& world) -> absl::Status {
     if (absl::Status s = FromCore(world.AddBodies(bodies)); !s.ok()) return s;
-    v1::JournalRecord record;
-    record.set_tick(world.tick());
-    *record.mutable_add_bodies() = request;
-    if (absl::Status s = JournalChange(**entry, {&record}); !s.ok()) return s;
+    if (absl::Status s = JournalRequest(**entry, world.tick(), &v1::JournalRecord::mutable_add_bodies, request); !s.ok()) {
+      return s;
+    }
     reply->set_tick(world.tick());
     reply->set_body_count(world.body_count());
     return absl::OkStatus();
@@ -849,10 +862,9 @@ absl::Status Operations::RemoveBodies(const v1::RemoveBodiesRequest& request, v1
   const std::vector<uint64_t> ids(request.body_ids().begin(), request.body_ids().end());
   return (*entry)->Write([&](World& world) -> absl::Status {
     if (absl::Status s = FromCore(world.RemoveBodies(ids)); !s.ok()) return s;
-    v1::JournalRecord record;
-    record.set_tick(world.tick());
-    *record.mutable_remove_bodies() = request;
-    if (absl::Status s = JournalChange(**entry, {&record}); !s.ok()) return s;
+    if (absl::Status s = JournalRequest(**entry, world.tick(), &v1::JournalRecord::mutable_remove_bodies, request); !s.ok()) {
+      return s;
+    }
     reply->set_tick(world.tick());
     reply->set_body_count(world.body_count());
     return absl::OkStatus();
@@ -877,10 +889,9 @@ absl::Status Operations::UpdateBodies(const v1::UpdateBodiesRequest& request, v1
         return s;
       }
     }
-    v1::JournalRecord record;
-    record.set_tick(world.tick());
-    *record.mutable_update_bodies() = request;
-    if (absl::Status s = JournalChange(**entry, {&record}); !s.ok()) return s;
+    if (absl::Status s = JournalRequest(**entry, world.tick(), &v1::JournalRecord::mutable_update_bodies, request); !s.ok()) {
+      return s;
+    }
     reply->set_tick(world.tick());
     return absl::OkStatus();
   });
@@ -978,20 +989,22 @@ absl::Status Operations::Step(const v1::StepRequest& request, v1::StepResponse* 
         published.push_back(std::move(tick));
       }
     }
-    v1::JournalRecord record;
-    record.set_tick(start_tick);
-    *record.mutable_step() = request;
-    for (uint64_t h : tick_hashes) record.add_tick_hashes(h);
-    std::vector<v1::JournalRecord*> records = {&record};
-    // A checkpoint when the step crossed a multiple of --snapshot_every_ticks,
-    // so that a restart replays a bounded tail.
-    v1::JournalRecord checkpoint;
-    const int64_t every = durability_.snapshot_every_ticks;
-    if (durability_.journal != nullptr && every > 0 && world.tick() / every != start_tick / every) {
-      checkpoint = SnapshotRecord(world, /*restored=*/false);
-      records.push_back(&checkpoint);
+    if (Journaled(world_entry)) {
+      v1::JournalRecord record;
+      record.set_tick(start_tick);
+      *record.mutable_step() = request;
+      for (uint64_t h : tick_hashes) record.add_tick_hashes(h);
+      std::vector<v1::JournalRecord*> records = {&record};
+      // A checkpoint when the step crossed a multiple of
+      // --snapshot_every_ticks, so that a restart replays a bounded tail.
+      v1::JournalRecord checkpoint;
+      const int64_t every = durability_.snapshot_every_ticks;
+      if (every > 0 && world.tick() / every != start_tick / every) {
+        checkpoint = SnapshotRecord(world, /*restored=*/false);
+        records.push_back(&checkpoint);
+      }
+      if (absl::Status s = JournalChange(world_entry, std::move(records)); !s.ok()) return s;
     }
-    if (absl::Status s = JournalChange(world_entry, std::move(records)); !s.ok()) return s;
     for (uint64_t h : tick_hashes) world_entry.hashes().Push(h);
     reply->set_tick(world.tick());
     reply->set_state_hash(tick_hashes.back());
@@ -1031,13 +1044,15 @@ absl::Status Operations::Restore(const v1::RestoreRequest& request, v1::RestoreR
                                         ") exceeds the server's --max_bodies_per_world (" + std::to_string(limit) + ")");
   }
   return (*entry)->Write([&](World& world) -> absl::Status {
-    v1::JournalRecord record = SnapshotRecord(restored, /*restored=*/true);
-    record.set_tick(world.tick());  // like every record: the tick it was applied at
-    if (absl::Status s = JournalChange(**entry, {&record}); !s.ok()) return s;
+    if (Journaled(**entry)) {
+      v1::JournalRecord record = SnapshotRecord(restored, /*restored=*/true);
+      record.set_tick(world.tick());  // like every record: the tick it was applied at
+      if (absl::Status s = JournalChange(**entry, {&record}); !s.ok()) return s;
+    }
     world = std::move(restored);
     (*entry)->history().Clear();
-    (*entry)->hashes().Reset(world.tick(), record.snapshot().state_hash());
     FillWorldInfo(**entry, world, true, reply->mutable_world());
+    (*entry)->hashes().Reset(world.tick(), reply->world().state_hash());
     return absl::OkStatus();
   });
 }

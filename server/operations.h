@@ -114,6 +114,12 @@ class Operations {
   /// the registry, so nobody sees the unacknowledged change; a restart
   /// recovers the last acknowledged state.
   absl::Status JournalChange(WorldEntry& entry, std::vector<v1::JournalRecord*> records);
+  /// Whether `entry`'s changes go to a journal (records are built only then).
+  bool Journaled(const WorldEntry& entry) const;
+  /// JournalChange of one record holding `request` in `field`, made at `tick`.
+  template <class Request>
+  absl::Status JournalRequest(WorldEntry& entry, int64_t tick, Request* (v1::JournalRecord::*field)(),
+                              const Request& request);
   /// Appends a query and its reply when --journal_queries is on.
   void JournalQuery(const WorldEntry& entry, const World& live, v1::JournalRecord record) const;
   /// Wraps a read so it runs on the world as at `at` (when set) and, when
