@@ -127,19 +127,11 @@ bool JsonReader::Expect(char want) {
   return true;
 }
 
-bool JsonReader::BeginObject() {
-  if (!Expect('{')) return false;
-  if (depth_ >= 64) {
-    Fail("nesting too deep");
-    return false;
-  }
-  first_ |= uint64_t{1} << depth_;
-  ++depth_;
-  return true;
-}
+bool JsonReader::BeginObject() { return Begin('{'); }
+bool JsonReader::BeginArray() { return Begin('['); }
 
-bool JsonReader::BeginArray() {
-  if (!Expect('[')) return false;
+bool JsonReader::Begin(char opener) {
+  if (!Expect(opener)) return false;
   if (depth_ >= 64) {
     Fail("nesting too deep");
     return false;

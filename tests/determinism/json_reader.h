@@ -66,6 +66,8 @@ class JsonReader {
  private:
   void SkipSpace();
   bool Expect(char c);
+  // Opens an object or array: the opener, then one level deeper.
+  bool Begin(char opener);
   bool Peek(char* c);
   bool NextElement(char closer);
 
