@@ -259,15 +259,15 @@ void World::Step(TickEvents* events) {
   // A pair is a candidate when the two tight boxes, one grown by both
   // reaches plus the speculative distance, overlap: a function of the state
   // alone. The trees hold fat boxes whose size depends on when each proxy
-  // was last re-inserted (history a snapshot does not carry), so the query
-  // is grown by the largest reach too, to find every candidate whatever the
-  // fat boxes, and the candidates are then filtered by the exact rule.
-  Fixed max_reach = kFixedZero;
-  for (const auto& [id, slot] : movers) max_reach = Max(max_reach, reach[slot]);
+  // was last re-inserted (history a snapshot does not carry), so every
+  // candidate must be found whatever the fat boxes, and the candidates are
+  // then filtered by the exact rule. Growing each body's query by twice its
+  // own reach finds them all: the faster of the two bodies covers
+  // reach_a + reach_b <= 2 max(reach_a, reach_b).
   std::vector<Pair> pairs;
   for (const auto& [id, slot] : movers) {
     const BodyRecord& body = w.bodies[slot];
-    const Fixed query_grow = reach[slot] + kSpeculativeDistance + max_reach;
+    const Fixed query_grow = reach[slot] + reach[slot] + kSpeculativeDistance;
     const Vec2 grow{query_grow, query_grow};
     for (uint32_t i = 0; i < body.shape_count; ++i) {
       const uint32_t si = body.first_shape + i;
