@@ -1,6 +1,7 @@
 #include "dynamic_tree.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace arbiter::internal {
 
@@ -24,24 +25,38 @@ void DynamicTree::FreeNode(int32_t node) {
 
 int32_t DynamicTree::CreateProxy(const Aabb& aabb, uint32_t user) {
   const int32_t leaf = AllocateNode();
+  int32_t proxy;
+  if (free_proxy_ == kNull) {
+    proxy = static_cast<int32_t>(proxy_node_.size());
+    proxy_node_.push_back(leaf);
+  } else {
+    proxy = free_proxy_;
+    free_proxy_ = -2 - proxy_node_[proxy];
+    proxy_node_[proxy] = leaf;
+  }
   nodes_[leaf].aabb = aabb;
   nodes_[leaf].user = user;
   nodes_[leaf].height = 0;
+  nodes_[leaf].proxy = proxy;
   InsertLeaf(leaf);
   ++leaf_count_;
-  return leaf;
+  return proxy;
 }
 
 void DynamicTree::DestroyProxy(int32_t proxy) {
-  RemoveLeaf(proxy);
-  FreeNode(proxy);
+  const int32_t leaf = proxy_node_[proxy];
+  RemoveLeaf(leaf);
+  FreeNode(leaf);
+  proxy_node_[proxy] = -2 - free_proxy_;
+  free_proxy_ = proxy;
   --leaf_count_;
 }
 
 void DynamicTree::MoveProxy(int32_t proxy, const Aabb& aabb) {
-  RemoveLeaf(proxy);
-  nodes_[proxy].aabb = aabb;
-  InsertLeaf(proxy);
+  const int32_t leaf = proxy_node_[proxy];
+  RemoveLeaf(leaf);
+  nodes_[leaf].aabb = aabb;
+  InsertLeaf(leaf);
 }
 
 // Descends toward the sibling whose enlargement costs least (perimeter
@@ -180,80 +195,134 @@ void DynamicTree::Rebuild() {
   }
   root_ = leaves.empty() ? kNull : BuildTopDown(leaves.data(), static_cast<int32_t>(leaves.size()));
   if (root_ != kNull) nodes_[root_].parent = kNull;
+  LayOutDepthFirst();
 }
 
+// Copies the tree into a fresh array: the root first, then for every node
+// its two children in adjacent slots, subtrees depth-first (child1's before
+// child2's). Free nodes are dropped, so the array is exactly the tree.
+void DynamicTree::LayOutDepthFirst() {
+  std::vector<Node> laid_out;
+  laid_out.reserve(root_ == kNull ? 0 : static_cast<size_t>(2 * leaf_count_ - 1));
+  if (root_ != kNull) {
+    laid_out.push_back(nodes_[root_]);
+    laid_out[0].parent = kNull;
+    // (old index, new index) of nodes whose children are still to place.
+    std::vector<std::pair<int32_t, int32_t>> pending{{root_, 0}};
+    while (!pending.empty()) {
+      const auto [old_index, new_index] = pending.back();
+      pending.pop_back();
+      const Node& old_node = nodes_[old_index];
+      if (old_node.IsLeaf()) {
+        proxy_node_[old_node.proxy] = new_index;
+        continue;
+      }
+      const int32_t first = static_cast<int32_t>(laid_out.size());
+      for (const int32_t child : {old_node.child1, old_node.child2}) {
+        laid_out.push_back(nodes_[child]);
+        laid_out.back().parent = new_index;
+      }
+      laid_out[new_index].child1 = first;
+      laid_out[new_index].child2 = first + 1;
+      // child2 below child1 on the stack, so child1's subtree comes first.
+      pending.push_back({old_node.child2, first + 1});
+      pending.push_back({old_node.child1, first});
+    }
+  }
+  nodes_ = std::move(laid_out);
+  root_ = nodes_.empty() ? kNull : 0;
+  free_list_ = kNull;
+}
+
+namespace {
+
+constexpr int kSahBins = 32;
+
+// The best binned split of `count` leaves along one axis: the last bin of
+// the left part and its cost n_left P(left) + n_right P(right), in 128 bits.
+struct BinnedSplit {
+  int bin = -1;  // -1: no split along this axis
+  Int128 cost = 0;
+};
+
+template <class BoxOf, class BinOf>
+BinnedSplit BestSplit(const int32_t* leaves, int32_t count, BoxOf&& box_of, BinOf&& bin_of) {
+  int32_t bin_count[kSahBins] = {};
+  Aabb bin_box[kSahBins];
+  for (int32_t i = 0; i < count; ++i) {
+    const int b = bin_of(leaves[i]);
+    bin_box[b] = bin_count[b] == 0 ? box_of(leaves[i]) : Union(bin_box[b], box_of(leaves[i]));
+    ++bin_count[b];
+  }
+  // Sweep from the right to get the cost of every right part, then from
+  // the left.
+  Int128 right_cost[kSahBins];
+  Aabb acc;
+  int32_t n = 0;
+  for (int b = kSahBins - 1; b > 0; --b) {
+    if (bin_count[b] > 0) {
+      acc = n == 0 ? bin_box[b] : Union(acc, bin_box[b]);
+      n += bin_count[b];
+    }
+    right_cost[b] = n == 0 ? Int128(0) : Int128::Mul(n, HalfPerimeterCost(acc));
+  }
+  BinnedSplit best;
+  n = 0;
+  for (int b = 0; b + 1 < kSahBins; ++b) {
+    if (bin_count[b] > 0) {
+      acc = n == 0 ? bin_box[b] : Union(acc, bin_box[b]);
+      n += bin_count[b];
+    }
+    if (n == 0 || n == count) continue;
+    const Int128 cost = Int128::Mul(n, HalfPerimeterCost(acc)) + right_cost[b + 1];
+    if (best.bin < 0 || cost < best.cost) best = {b, cost};
+  }
+  return best;
+}
+
+}  // namespace
+
 // Binned SAH over leaf centres (Wald, "On fast Construction of SAH-based
-// Bounding Volume Hierarchies", 2007), with 16 bins on the wider axis.
+// Bounding Volume Hierarchies", 2007), 32 bins on each axis, the cheaper
+// split kept (x on a tie).
 int32_t DynamicTree::BuildTopDown(int32_t* leaves, int32_t count) {
   if (count == 1) return leaves[0];
-  constexpr int kBins = 16;
   Vec2 lo = Center(nodes_[leaves[0]].aabb), hi = lo;
   for (int32_t i = 1; i < count; ++i) {
     const Vec2 c = Center(nodes_[leaves[i]].aabb);
     lo = {Min(lo.x, c.x), Min(lo.y, c.y)};
     hi = {Max(hi.x, c.x), Max(hi.y, c.y)};
   }
-  const bool use_x = (hi.x - lo.x) >= (hi.y - lo.y);
-  const Fixed extent = use_x ? hi.x - lo.x : hi.y - lo.y;
-  auto key = [&](int32_t leaf) {
-    const Vec2 c = Center(nodes_[leaf].aabb);
-    return use_x ? c.x - lo.x : c.y - lo.y;
+  auto box_of = [&](int32_t leaf) -> const Aabb& { return nodes_[leaf].aabb; };
+  auto binner = [&](bool use_x) {
+    const Fixed extent = use_x ? hi.x - lo.x : hi.y - lo.y;
+    return [&, use_x, extent](int32_t leaf) {
+      const Vec2 c = Center(nodes_[leaf].aabb);
+      const Fixed key = use_x ? c.x - lo.x : c.y - lo.y;
+      return static_cast<int>(DivFloor(Int128::Mul(key.raw(), kSahBins), extent.raw() + 1).ToInt64Wrapped());
+    };
   };
-  auto bin_of = [&](int32_t leaf) {
-    return static_cast<int>(DivFloor(Int128::Mul(key(leaf).raw(), kBins), extent.raw() + 1).ToInt64Wrapped());
-  };
+  const BinnedSplit split_x = hi.x > lo.x ? BestSplit(leaves, count, box_of, binner(true)) : BinnedSplit{};
+  const BinnedSplit split_y = hi.y > lo.y ? BestSplit(leaves, count, box_of, binner(false)) : BinnedSplit{};
+  const bool use_x = split_y.bin < 0 || (split_x.bin >= 0 && split_x.cost <= split_y.cost);
+  const BinnedSplit& best = use_x ? split_x : split_y;
 
   int32_t split = count / 2;  // the fallback: equal halves in input order
-  if (extent > kFixedZero) {
-    int32_t bin_count[kBins] = {};
-    Aabb bin_box[kBins];
+  if (best.bin >= 0) {
+    // Stable partition: bins <= best.bin first, input order kept.
+    const auto bin_of = binner(use_x);
+    std::vector<int32_t> right;
+    right.reserve(count);
+    int32_t left_n = 0;
     for (int32_t i = 0; i < count; ++i) {
-      const int b = bin_of(leaves[i]);
-      bin_box[b] = bin_count[b] == 0 ? nodes_[leaves[i]].aabb : Union(bin_box[b], nodes_[leaves[i]].aabb);
-      ++bin_count[b];
-    }
-    // Sweep from the right to get the cost of every right part, then from
-    // the left; cost = n_left * P(left) + n_right * P(right) in 128 bits.
-    Int128 right_cost[kBins];
-    Aabb acc;
-    int32_t n = 0;
-    for (int b = kBins - 1; b > 0; --b) {
-      if (bin_count[b] > 0) {
-        acc = n == 0 ? bin_box[b] : Union(acc, bin_box[b]);
-        n += bin_count[b];
-      }
-      right_cost[b] = n == 0 ? Int128(0) : Int128::Mul(n, HalfPerimeterCost(acc));
-    }
-    Int128 best_cost = 0;
-    int best_bin = -1;
-    n = 0;
-    for (int b = 0; b + 1 < kBins; ++b) {
-      if (bin_count[b] > 0) {
-        acc = n == 0 ? bin_box[b] : Union(acc, bin_box[b]);
-        n += bin_count[b];
-      }
-      if (n == 0 || n == count) continue;
-      const Int128 cost = Int128::Mul(n, HalfPerimeterCost(acc)) + right_cost[b + 1];
-      if (best_bin < 0 || cost < best_cost) {
-        best_cost = cost;
-        best_bin = b;
+      if (bin_of(leaves[i]) <= best.bin) {
+        leaves[left_n++] = leaves[i];
+      } else {
+        right.push_back(leaves[i]);
       }
     }
-    if (best_bin >= 0) {
-      // Stable partition: bins <= best_bin first, input order kept.
-      std::vector<int32_t> right;
-      right.reserve(count);
-      int32_t left_n = 0;
-      for (int32_t i = 0; i < count; ++i) {
-        if (bin_of(leaves[i]) <= best_bin) {
-          leaves[left_n++] = leaves[i];
-        } else {
-          right.push_back(leaves[i]);
-        }
-      }
-      std::copy(right.begin(), right.end(), leaves + left_n);
-      split = left_n;
-    }
+    std::copy(right.begin(), right.end(), leaves + left_n);
+    split = left_n;
   }
   const int32_t child1 = BuildTopDown(leaves, split);
   const int32_t child2 = BuildTopDown(leaves + split, count - split);
@@ -284,6 +353,12 @@ int32_t DynamicTree::ValidateNode(int32_t index, bool* ok) const {
 bool DynamicTree::Validate() const {
   if (root_ == kNull) return leaf_count_ == 0;
   bool ok = nodes_[root_].parent == kNull;
+  for (size_t p = 0; p < proxy_node_.size(); ++p) {
+    const int32_t node = proxy_node_[p];
+    if (node >= 0 && (!nodes_[node].IsLeaf() || nodes_[node].height != 0 || nodes_[node].proxy != static_cast<int32_t>(p))) {
+      ok = false;
+    }
+  }
   const int32_t leaves = ValidateNode(root_, &ok);
   return ok && leaves == leaf_count_;
 }

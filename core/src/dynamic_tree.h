@@ -7,11 +7,18 @@
 // (Box2D 2.4's b2DynamicTree), and it can also be rebuilt top-down with a
 // binned SAH build, which gives better trees for large static sets.
 //
+// Proxy ids are stable handles, mapped to nodes through one small array, so
+// that Rebuild can lay every node out afresh in depth-first order with
+// siblings side by side: a traversal then tests both children of a node on
+// neighbouring cache lines instead of two random ones.
+//
 // The tree's shape depends on the order of operations, but nothing built on
 // it may let that show: the world sorts every result canonically.
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -34,13 +41,14 @@ class DynamicTree {
   /// Replaces a leaf's box (remove and re-insert).
   void MoveProxy(int32_t proxy, const Aabb& aabb);
 
-  const Aabb& GetAabb(int32_t proxy) const { return nodes_[proxy].aabb; }
-  uint32_t GetUser(int32_t proxy) const { return nodes_[proxy].user; }
-  void SetUser(int32_t proxy, uint32_t user) { nodes_[proxy].user = user; }
+  const Aabb& GetAabb(int32_t proxy) const { return nodes_[proxy_node_[proxy]].aabb; }
+  uint32_t GetUser(int32_t proxy) const { return nodes_[proxy_node_[proxy]].user; }
+  void SetUser(int32_t proxy, uint32_t user) { nodes_[proxy_node_[proxy]].user = user; }
   int32_t leaf_count() const { return leaf_count_; }
   int32_t height() const { return root_ == kNull ? 0 : nodes_[root_].height; }
 
-  /// Rebuilds the whole tree top-down (binned SAH). Proxy ids are kept.
+  /// Rebuilds the whole tree top-down (binned SAH) and lays it out in
+  /// depth-first order with siblings adjacent. Proxy ids are kept.
   void Rebuild();
 
   /// Calls visit(user) for every leaf whose box overlaps `box` (touching
@@ -60,7 +68,9 @@ class DynamicTree {
   /// Exhaustive structural check for tests: parents, heights, enclosing boxes.
   bool Validate() const;
 
-  size_t MemoryBytes() const { return nodes_.capacity() * sizeof(Node); }
+  size_t MemoryBytes() const {
+    return nodes_.capacity() * sizeof(Node) + proxy_node_.capacity() * sizeof(int32_t);
+  }
 
  private:
   struct Node {
@@ -70,6 +80,7 @@ class DynamicTree {
     int32_t child2 = kNull;
     int32_t height = 0;      // 0 for leaves, -1 for free nodes
     uint32_t user = 0;
+    int32_t proxy = kNull;   // a leaf's proxy id
     bool IsLeaf() const { return child1 == kNull; }
   };
 
@@ -81,10 +92,15 @@ class DynamicTree {
   void RefitUpward(int32_t node);
   int32_t BuildTopDown(int32_t* leaves, int32_t count);
   int32_t ValidateNode(int32_t node, bool* ok) const;
+  void LayOutDepthFirst();
 
   std::vector<Node> nodes_;
+  // Node of each proxy id; a free id holds the next free id, encoded as
+  // -2 - next (so kNull ends the list and live entries stay >= 0).
+  std::vector<int32_t> proxy_node_;
   int32_t root_ = kNull;
   int32_t free_list_ = kNull;
+  int32_t free_proxy_ = kNull;
   int32_t leaf_count_ = 0;
 };
 
@@ -115,55 +131,127 @@ uint64_t DynamicTree::Query(const Aabb& box, Visit&& visit) const {
   return visits;
 }
 
+// The segment-versus-box test of RayCast, in plain 64-bit integers.
+//
+// A segment meets a box exactly when their bounding boxes overlap and the
+// box is not strictly on one side of the segment's line (van den Bergen,
+// Collision Detection in Interactive 3D Environments, p. 80): for the box
+// clamped to the segment's bounding box, with doubled centre C and doubled
+// half extents H relative to the origin,
+//     |d.x C.y - d.y C.x| > |d.y| H.x + |d.x| H.y   means a miss.
+// Every coordinate is taken relative to the origin and shifted right by one
+// per-segment `shift` that brings the segment's extent below 2^29, and the
+// box is clamped to the segment's box, so every product fits an int64. The
+// floor shifts leave each operand up to 1 (d), 2 (C) or 1 (H) off; a box is
+// rejected only when it misses by more than the largest error those can
+// cause, so no box the exact test accepts is ever rejected (a few more may
+// be accepted). Floor is monotone, so the clamp and the box overlap test
+// commute with the shift and stay conservative too.
+class SegmentBoxFilter {
+ public:
+  SegmentBoxFilter(Vec2 origin, Vec2 translation, const Aabb& segment_box, Vec2 inflate)
+      : ox_(origin.x.raw()), oy_(origin.y.raw()), ix_(inflate.x.raw()), iy_(inflate.y.raw()) {
+    // The largest magnitude any clamped operand can have before the shift.
+    uint64_t bound = std::max(MagnitudeOf(translation.x.raw()), MagnitudeOf(translation.y.raw()));
+    bound = std::max({bound, MagnitudeOf(segment_box.lower.x.raw() - ox_), MagnitudeOf(segment_box.upper.x.raw() - ox_),
+                      MagnitudeOf(segment_box.lower.y.raw() - oy_), MagnitudeOf(segment_box.upper.y.raw() - oy_)});
+    const int width = 64 - std::countl_zero(bound);
+    shift_ = width > kOperandBits ? width - kOperandBits : 0;
+    dx_ = translation.x.raw() >> shift_;
+    dy_ = translation.y.raw() >> shift_;
+    const int64_t adx = dx_ < 0 ? -dx_ : dx_, ady = dy_ < 0 ? -dy_ : dy_;
+    // |exact cross| >= |cross| - (2|dx| + 2|dy| + |Cx| + |Cy| + 4) and the
+    // exact right side <= (|dy| + 1)(Hx + 1) + (|dx| + 1)(Hy + 1).
+    reach_x_ = ady + 1;
+    reach_y_ = adx + 1;
+    slack_ = 2 * (adx + ady) + 4 + reach_x_ + reach_y_;
+    Shorten(segment_box);
+  }
+
+  /// The segment now ends earlier: `segment_box` lies within the first one.
+  void Shorten(const Aabb& segment_box) {
+    slx_ = (segment_box.lower.x.raw() - ox_) >> shift_;
+    sux_ = (segment_box.upper.x.raw() - ox_) >> shift_;
+    sly_ = (segment_box.lower.y.raw() - oy_) >> shift_;
+    suy_ = (segment_box.upper.y.raw() - oy_) >> shift_;
+  }
+
+  /// False only when the segment surely misses `box` grown by the inflation.
+  /// Sets *along to a scaled, approximate distance of the box's centre along
+  /// the segment, for front-to-back ordering.
+  bool MayTouch(const Aabb& box, int64_t* along) const {
+    int64_t lx = (box.lower.x.raw() - ix_ - ox_) >> shift_;
+    int64_t ux = (box.upper.x.raw() + ix_ - ox_) >> shift_;
+    int64_t ly = (box.lower.y.raw() - iy_ - oy_) >> shift_;
+    int64_t uy = (box.upper.y.raw() + iy_ - oy_) >> shift_;
+    if (ux < slx_ || lx > sux_ || uy < sly_ || ly > suy_) return false;
+    lx = std::max(lx, slx_);
+    ux = std::min(ux, sux_);
+    ly = std::max(ly, sly_);
+    uy = std::min(uy, suy_);
+    const int64_t cx = lx + ux, cy = ly + uy;  // doubled centre
+    *along = cx * dx_ + cy * dy_;
+    const int64_t cross = dx_ * cy - dy_ * cx;
+    const int64_t limit = reach_x_ * (ux - lx) + reach_y_ * (uy - ly) + (cx < 0 ? -cx : cx) + (cy < 0 ? -cy : cy) + slack_;
+    return (cross < 0 ? -cross : cross) <= limit;
+  }
+
+ private:
+  static constexpr int kOperandBits = 29;
+  static uint64_t MagnitudeOf(int64_t v) { return v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v); }
+
+  int64_t ox_, oy_, ix_, iy_;
+  int shift_ = 0;
+  int64_t dx_ = 0, dy_ = 0;
+  int64_t reach_x_ = 0, reach_y_ = 0, slack_ = 0;
+  int64_t slx_ = 0, sux_ = 0, sly_ = 0, suy_ = 0;  // the segment's box, shifted
+};
+
 template <class Clip>
 uint64_t DynamicTree::RayCast(Vec2 origin, Vec2 translation, Fixed max_fraction, Vec2 inflate, Clip&& clip) const {
   if (root_ == kNull) return 0;
-  // Separating-axis test of the segment against a node box (van den Bergen,
-  // Collision Detection in Interactive 3D Environments, p. 80): the box is
-  // missed when |cross(d, o - c)| > |d.y| hx + |d.x| hy, evaluated exactly in
-  // 128 bits. c is rounded to nearest, so h is widened by one ulp, and the
-  // segment's own box by one ulp, so that no box the segment touches is
-  // ever skipped.
-  const Fixed ulp = Fixed::FromRaw(1);  // widening of the segment's box
-  const Fixed abs_dx = Abs(translation.x), abs_dy = Abs(translation.y);
+  // The segment's box is widened by an ulp: its end point is rounded.
+  const Fixed ulp = Fixed::FromRaw(1);
   auto segment_box = [&](Fixed fraction) {
     const Vec2 end = MulAdd(origin, fraction, translation);
     return Aabb{{Min(origin.x, end.x) - ulp, Min(origin.y, end.y) - ulp}, {Max(origin.x, end.x) + ulp, Max(origin.y, end.y) + ulp}};
   };
-  Aabb seg_box = segment_box(max_fraction);
+  SegmentBoxFilter filter(origin, translation, segment_box(max_fraction), inflate);
+  uint64_t visits = 1;
+  int64_t along = 0;
+  if (!filter.MayTouch(nodes_[root_].aabb, &along)) return visits;
+  // Every node on the stack has passed the test, against a segment that may
+  // have been shortened since; once it has, nodes are tested again.
   std::array<int32_t, kTreeStackSize> stack;
   int top = 0;
   stack[top++] = root_;
-  uint64_t visits = 0;
-  const bool inflated = inflate != Vec2{};
-  const int64_t ox = origin.x.raw(), oy = origin.y.raw();
+  bool shortened = false;
   while (top > 0) {
     const Node& node = nodes_[stack[--top]];
-    ++visits;
-    Aabb box = node.aabb;
-    if (inflated) box = {box.lower - inflate, box.upper + inflate};
-    if (!Overlaps(box, seg_box)) continue;
-    // Centre and half extents by floor shifts: each is at most half an ulp
-    // low, which the one-ulp widening of h covers.
-    const int64_t cx = (box.lower.x.raw() + box.upper.x.raw()) >> 1;
-    const int64_t cy = (box.lower.y.raw() + box.upper.y.raw()) >> 1;
-    const int64_t hx = ((box.upper.x.raw() - box.lower.x.raw()) >> 1) + 1;
-    const int64_t hy = ((box.upper.y.raw() - box.lower.y.raw()) >> 1) + 1;
-    const Int128 separation = (Int128::Mul(translation.x.raw(), oy - cy) - Int128::Mul(translation.y.raw(), ox - cx)).Abs();
-    if (separation > Int128::Mul(abs_dy.raw(), hx) + Int128::Mul(abs_dx.raw(), hy)) continue;
+    if (shortened && !filter.MayTouch(node.aabb, &along)) continue;
     if (node.IsLeaf()) {
       const Fixed next = clip(node.user);
       if (next < kFixedZero) return visits;
       if (next < max_fraction) {
         max_fraction = next;
-        seg_box = segment_box(max_fraction);
+        filter.Shorten(segment_box(max_fraction));
+        shortened = true;
       }
-    } else {
-      // Near child last on the stack, so it is visited first.
-      const Vec2 c1 = Center(nodes_[node.child1].aabb), c2 = Center(nodes_[node.child2].aabb);
-      const bool first_is_near = DotWide(c1 - c2, translation).Sign() <= 0;
+      continue;
+    }
+    int64_t along1 = 0, along2 = 0;
+    visits += 2;
+    const bool touch1 = filter.MayTouch(nodes_[node.child1].aabb, &along1);
+    const bool touch2 = filter.MayTouch(nodes_[node.child2].aabb, &along2);
+    // Near child last on the stack, so it is visited first.
+    if (touch1 && touch2) {
+      const bool first_is_near = along1 <= along2;
       stack[top++] = first_is_near ? node.child2 : node.child1;
       stack[top++] = first_is_near ? node.child1 : node.child2;
+    } else if (touch1) {
+      stack[top++] = node.child1;
+    } else if (touch2) {
+      stack[top++] = node.child2;
     }
   }
   return visits;

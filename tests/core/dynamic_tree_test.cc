@@ -110,5 +110,74 @@ TEST(DynamicTree, RayCastNeverSkipsABoxTheSegmentTouches) {
   }
 }
 
+// Exact reference for SegmentBoxFilter: the segment origin + t d, t in
+// [0, 1], meets the box iff their boxes overlap and the box is not strictly
+// on one side of the segment's line (doubled centre, 128-bit products).
+bool SegmentMeetsBoxExactly(Vec2 o, Vec2 d, const Aabb& box) {
+  const Vec2 e = o + d;
+  const Aabb seg{{Min(o.x, e.x), Min(o.y, e.y)}, {Max(o.x, e.x), Max(o.y, e.y)}};
+  if (!Overlaps(seg, box)) return false;
+  // Doubled centres reach 2^63 and the products 2^126: native 128 bits (the
+  // test runs on 64-bit hosts; the core itself never needs this).
+  using I = __int128;
+  const I cx = I{box.lower.x.raw()} + box.upper.x.raw() - 2 * I{o.x.raw()};
+  const I cy = I{box.lower.y.raw()} + box.upper.y.raw() - 2 * I{o.y.raw()};
+  const I hx = I{box.upper.x.raw()} - box.lower.x.raw();
+  const I hy = I{box.upper.y.raw()} - box.lower.y.raw();
+  I cross = cy * d.x.raw() - cx * d.y.raw();
+  if (cross < 0) cross = -cross;
+  const I reach = hx * Abs(d.y).raw() + hy * Abs(d.x).raw();
+  return cross <= reach;
+}
+
+// Random segments and boxes over every scale the world allows (coordinates
+// up to 2^29 units, translations up to 2^30), plus boxes placed to graze
+// the segment's line: the 64-bit filter must accept every box the exact
+// test accepts.
+TEST(SegmentBoxFilter, NeverRejectsABoxTheSegmentTouches) {
+  testing::SplitMix64 rng(42);
+  const int64_t world = int64_t{1} << 61;  // 2^29 units, raw
+  int64_t accepted_exactly = 0, rejected = 0;
+  for (int i = 0; i < 200000; ++i) {
+    const int scale = static_cast<int>(rng.Next() % 60) + 2;  // raw magnitudes up to 2^61
+    const int64_t span = int64_t{1} << scale;
+    auto coordinate = [&] { return Fixed::FromRaw(std::clamp<int64_t>(rng.Uniform(-span, span), -world, world)); };
+    const Vec2 o{coordinate(), coordinate()};
+    Vec2 d{coordinate() - o.x, coordinate() - o.y};
+    if (rng.Next() % 8 == 0) d.x = kFixedZero;  // axis-aligned segments
+    Aabb box;
+    if (rng.Bool()) {
+      const Vec2 a{coordinate(), coordinate()}, b{coordinate(), coordinate()};
+      box = {{Min(a.x, b.x), Min(a.y, b.y)}, {Max(a.x, b.x), Max(a.y, b.y)}};
+    } else {
+      // A corner on (or an ulp off) a point of the segment.
+      const Fixed t = Fixed::FromRaw(rng.Uniform(0, Fixed::kOneRaw));
+      const Vec2 p = MulAdd(o, t, d);
+      const int64_t w = rng.Uniform(0, span), h = rng.Uniform(0, span);
+      const int64_t jitter = rng.Uniform(-1, 1);
+      const Vec2 lo{p.x + Fixed::FromRaw(jitter), p.y};
+      box = {lo, {lo.x + Fixed::FromRaw(w), lo.y + Fixed::FromRaw(h)}};
+      if (rng.Bool()) box = {{lo.x - Fixed::FromRaw(w), lo.y - Fixed::FromRaw(h)}, lo};
+    }
+    const Fixed ulp = Fixed::FromRaw(1);
+    const Vec2 e = o + d;
+    const Aabb seg{{Min(o.x, e.x) - ulp, Min(o.y, e.y) - ulp}, {Max(o.x, e.x) + ulp, Max(o.y, e.y) + ulp}};
+    const SegmentBoxFilter filter(o, d, seg, Vec2{});
+    int64_t along = 0;
+    const bool may = filter.MayTouch(box, &along);
+    if (SegmentMeetsBoxExactly(o, d, box)) {
+      ++accepted_exactly;
+      ASSERT_TRUE(may) << "case " << i << ": o (" << o.x.raw() << ", " << o.y.raw() << ") d (" << d.x.raw() << ", "
+                       << d.y.raw() << ") box [" << box.lower.x.raw() << ", " << box.lower.y.raw() << "] - ["
+                       << box.upper.x.raw() << ", " << box.upper.y.raw() << "]";
+    } else if (!may) {
+      ++rejected;
+    }
+  }
+  // The filter must also be useful: it rejects most boxes the segment misses.
+  EXPECT_GT(accepted_exactly, 20000);
+  EXPECT_GT(rejected, 50000);
+}
+
 }  // namespace
 }  // namespace arbiter::internal
