@@ -41,6 +41,12 @@ class Stepper {
   virtual void Step() = 0;
   /// Every dynamic body of the scene, in scene order.
   virtual void DynamicStates(std::vector<DynamicState>* out) const = 0;
+  /// Where the time of the `ticks` ticks stepped so far went, one line per
+  /// stage, or empty when the engine does not say.
+  virtual std::string StageBreakdown(int ticks) const {
+    (void)ticks;
+    return {};
+  }
 };
 
 /// OK when every shape of the scene is one the steppers map exactly;

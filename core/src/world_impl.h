@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "arbiter/core/proxy.h"
@@ -120,6 +121,12 @@ struct World::Impl {
   internal::DynamicTree& TreeFor(BodyType type) {
     return type == BodyType::kStatic ? static_tree : movable_tree;
   }
+
+  /// CastShapeClosest for a proxy already placed at the start of the cast.
+  /// `search_movable` false skips the movable tree: for callers that know
+  /// nothing in it can pass `filter` (the step's continuous collision).
+  std::optional<CastHit> CastProxyClosest(const ShapeProxy& moving, Vec2 translation, const QueryFilter& filter,
+                                          bool search_movable) const;
 
   /// Recomputes world points and tree boxes of a body's shapes after its
   /// transform changed.

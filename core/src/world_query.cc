@@ -111,7 +111,8 @@ enum class CastMode { kClosest, kAll, kAny };
 
 template <class Cast>
 std::vector<CastHit> CastQuery(const World::Impl& w, Vec2 origin, Vec2 translation, Fixed max_fraction, Vec2 inflate,
-                               const QueryFilter& filter, CastMode mode, Cast&& cast, QueryStats* stats) {
+                               const QueryFilter& filter, CastMode mode, Cast&& cast, QueryStats* stats,
+                               bool search_movable = true) {
   const FilterCheck check(w, filter);
   std::vector<CastHit> hits;
   Fixed limit = max_fraction;
@@ -144,7 +145,7 @@ std::vector<CastHit> CastQuery(const World::Impl& w, Vec2 origin, Vec2 translati
     return limit;
   };
   uint64_t visits = w.static_tree.RayCast(origin, translation, limit, inflate, clip);
-  if (!stop) visits += w.movable_tree.RayCast(origin, translation, limit, inflate, clip);
+  if (!stop && search_movable) visits += w.movable_tree.RayCast(origin, translation, limit, inflate, clip);
   if (stats != nullptr) {
     stats->node_visits += visits;
     stats->shape_tests += tests;
@@ -163,9 +164,8 @@ std::vector<CastHit> CastRayQuery(const World::Impl& w, const RayCastInput& ray,
       stats);
 }
 
-std::vector<CastHit> CastShapeQuery(const World::Impl& w, const Shape& shape, const Transform& transform, Vec2 translation,
-                                    const QueryFilter& filter, CastMode mode) {
-  const ShapeProxy moving = MakeProxy(shape, transform);
+std::vector<CastHit> CastShapeQuery(const World::Impl& w, const ShapeProxy& moving, Vec2 translation,
+                                    const QueryFilter& filter, CastMode mode, bool search_movable = true) {
   const Aabb box = ComputeProxyAabb(moving);
   // Sweep the box's centre with node boxes grown by its half extents (one
   // ulp more, since the centre is rounded).
@@ -175,10 +175,17 @@ std::vector<CastHit> CastShapeQuery(const World::Impl& w, const Shape& shape, co
   return CastQuery(
       w, center, translation, kFixedOne, inflate, filter, mode,
       [&](const ShapeProxy& target, Fixed limit) { return ShapeCast(ShapeCastInput{moving, target, translation, limit}); },
-      nullptr);
+      nullptr, search_movable);
 }
 
 }  // namespace
+
+std::optional<CastHit> World::Impl::CastProxyClosest(const ShapeProxy& moving, Vec2 translation, const QueryFilter& filter,
+                                                     bool search_movable) const {
+  std::vector<CastHit> hits = CastShapeQuery(*this, moving, translation, filter, CastMode::kClosest, search_movable);
+  if (hits.empty()) return std::nullopt;
+  return hits[0];
+}
 
 std::optional<CastHit> World::CastRayClosest(const RayCastInput& ray, const QueryFilter& filter, QueryStats* stats) const {
   std::vector<CastHit> hits = CastRayQuery(*impl_, ray, filter, CastMode::kClosest, stats);
@@ -215,14 +222,14 @@ std::vector<ShapeRef> World::OverlapShape(const Shape& shape, const Transform& t
 
 std::optional<CastHit> World::CastShapeClosest(const Shape& shape, const Transform& transform, Vec2 translation,
                                                const QueryFilter& filter) const {
-  std::vector<CastHit> hits = CastShapeQuery(*impl_, shape, transform, translation, filter, CastMode::kClosest);
+  std::vector<CastHit> hits = CastShapeQuery(*impl_, MakeProxy(shape, transform), translation, filter, CastMode::kClosest);
   if (hits.empty()) return std::nullopt;
   return hits[0];
 }
 
 std::vector<CastHit> World::CastShapeAll(const Shape& shape, const Transform& transform, Vec2 translation,
                                          const QueryFilter& filter) const {
-  return CastShapeQuery(*impl_, shape, transform, translation, filter, CastMode::kAll);
+  return CastShapeQuery(*impl_, MakeProxy(shape, transform), translation, filter, CastMode::kAll);
 }
 
 }  // namespace arbiter

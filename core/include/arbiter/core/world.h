@@ -114,6 +114,17 @@ struct TickEvents {
   std::vector<SensorEvent> sensor_exit;
 };
 
+/// Wall-clock nanoseconds spent in each stage of Step, summed over the
+/// calls that were given this struct.
+struct StepTimes {
+  uint64_t setup_ns = 0;     ///< movers, solver bodies, reach
+  uint64_t pairs_ns = 0;     ///< candidate pairs
+  uint64_t contacts_ns = 0;  ///< manifolds and constraints
+  uint64_t solve_ns = 0;     ///< sub-stepped solver
+  uint64_t finalize_ns = 0;  ///< poses, tree updates, continuous collision
+  uint64_t sensors_ns = 0;   ///< sensor overlaps and events
+};
+
 /// Which shapes a query considers. A shape passes when
 /// (shape.category & query.mask) != 0 and (shape.mask & query.category) != 0,
 /// its body type is in `body_types`, it is not a sensor (unless
@@ -223,10 +234,12 @@ class World {
 
   // ---- Stepping --------------------------------------------------------------
 
-  /// Advances the world by one tick of 1 / tick_hz seconds (see step.cc for
-  /// the algorithm) and, when `events` is not null, reports the tick's
-  /// contact and sensor events there.
-  void Step(TickEvents* events = nullptr);
+  /// Advances the world by one tick of 1 / tick_hz seconds (see
+  /// core/src/step_internal.h for the stages) and, when `events` is not
+  /// null, reports the tick's contact and sensor events there. When `times`
+  /// is not null, each stage's wall-clock time is added to it (benchmarks;
+  /// the clock never reaches a result).
+  void Step(TickEvents* events = nullptr, StepTimes* times = nullptr);
 
   // ---- State -----------------------------------------------------------------
 

@@ -1,0 +1,130 @@
+// The stages of World::Step and what passes between them.
+//
+// A tick runs, in this order (each stage in its own file):
+//   1. step.cc          movers in id order, solver bodies, each body's reach
+//   2. step_pairs.cc    candidate shape pairs (exact rule, canonical order)
+//   3. step_contacts.cc narrow phase, warm starting, contact begin/end events
+//   4. step_solver.cc   soft-step sub-steps, relax, restitution
+//   5. step_finalize.cc poses, world-range clamp, continuous collision
+//   6. step_sensors.cc  sensor overlaps against the final poses
+// Order is fixed everywhere: bodies by id, contacts by (shape a, shape b),
+// so the same world steps to the same bits on every machine. All arithmetic
+// is Q32.32.
+#pragma once
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "arbiter/core/world.h"
+#include "world_impl.h"
+
+namespace arbiter::internal {
+
+// Tuning, in world units and seconds (Box2D v3's defaults, which are in
+// metres). Exact binary fractions where possible.
+constexpr int kSubsteps = 4;
+constexpr Fixed kLinearSlop = Fixed::FromRaw(21474836);                // 0.005
+constexpr Fixed kSpeculativeDistance = Fixed::FromRaw(4 * 21474836);  // 4 slop
+// The pair rule splits the speculative distance between the two boxes.
+static_assert(kSpeculativeDistance.raw() % 2 == 0);
+constexpr Fixed kContactHertz = Fixed::FromInt(30);
+constexpr Fixed kContactDampingRatio = Fixed::FromInt(10);
+constexpr Fixed kContactPushMaxVelocity = Fixed::FromInt(3);
+constexpr Fixed kRestitutionThreshold = Fixed::FromInt(1);
+constexpr Fixed kMaxSpeed = Fixed::FromInt(int64_t{1} << 24);  // the BodyDef limit
+constexpr Fixed kMaxRotationPerSubstep = Fixed::FromRaw(Fixed::kOneRaw / 4);  // radians
+
+// Velocity and pose of a body while the tick is solved. Index 0 is a
+// shared immovable body for static shapes.
+struct SolverBody {
+  Vec2 v;
+  Fixed w;
+  Vec2 delta_position;  // of the centre of mass since the tick began
+  Rot delta_rotation = kRotIdentity;
+  Fixed inv_mass;
+  Fixed inv_inertia;
+};
+
+/// Velocity of B's anchor point relative to A's.
+inline Vec2 RelativeVelocity(const SolverBody& a, const SolverBody& b, Vec2 ra, Vec2 rb) {
+  return (b.v + CrossSV(b.w, rb)) - (a.v + CrossSV(a.w, ra));
+}
+
+struct SolverPoint {
+  Vec2 anchor_a;  // from centre of mass A, world frame, at the start of the tick
+  Vec2 anchor_b;
+  Fixed base_separation;  // separation minus dot(anchor_b - anchor_a, normal)
+  Fixed normal_impulse;
+  Fixed tangent_impulse;
+  Fixed max_normal_impulse;
+  Fixed normal_mass;
+  Fixed tangent_mass;
+  Fixed relative_velocity;  // normal velocity at the start, for restitution
+  uint16_t id = 0;
+};
+
+struct SolverContact {
+  int32_t body_a;  // solver body index
+  int32_t body_b;
+  Vec2 normal;
+  Fixed friction;
+  Fixed restitution;
+  int32_t point_count;
+  SolverPoint points[2];
+};
+
+/// The canonical order of sensor overlaps: (sensor, visitor).
+inline bool SensorLess(const SensorEvent& x, const SensorEvent& y) {
+  return x.sensor != y.sensor ? x.sensor < y.sensor : x.visitor < y.visitor;
+}
+
+/// A candidate pair of shapes, `a` < `b` in (body id, shape index) order.
+struct Pair {
+  ShapeRef a;
+  ShapeRef b;
+  uint32_t shape_a;
+  uint32_t shape_b;
+  friend bool operator<(const Pair& x, const Pair& y) {
+    if (x.a != y.a) return x.a < y.a;
+    return x.b < y.b;
+  }
+};
+
+/// The working set of one tick.
+struct StepState {
+  Fixed h;      // sub-step
+  Fixed inv_h;
+  Fixed dt;     // tick
+  /// Kinematic and dynamic bodies as (id, slot), in id order; mover i is
+  /// solver body i + 1.
+  std::vector<std::pair<uint64_t, uint32_t>> movers;
+  std::vector<int32_t> solver_index;  // by body slot; 0 for static bodies
+  std::vector<SolverBody> solver;
+  /// How far each body (by slot) can travel this tick; zero for statics.
+  std::vector<Fixed> reach;
+  bool any_kinematic = false;
+
+  std::vector<Pair> pairs;
+  std::vector<SolverContact> constraints;
+  std::vector<ContactState> next_contacts;  // constraints[i] is next_contacts[i]
+  std::vector<ContactEvent> begin_events;
+  std::vector<ContactEvent> end_events;
+};
+
+/// Stage 2: every pair of non-sensor shapes, at least one of them dynamic,
+/// that pass the filters and whose tight boxes, one grown by both reaches
+/// plus the speculative distance, overlap. Sorted, no duplicates.
+void FindPairs(const World::Impl& w, StepState* st);
+/// Stage 3: manifolds, solver constraints warm started from w.contacts, and
+/// the contact begin/end events.
+void PrepareContacts(const World::Impl& w, StepState* st);
+/// Stage 4: the sub-stepped solve; leaves velocities and pose deltas in
+/// st->solver and the impulses in st->next_contacts.
+void SolveContacts(const World::Impl& w, StepState* st);
+/// Stage 5: writes velocities and poses back, stopping tunnelling bodies.
+void FinalizeBodies(World::Impl& w, const StepState& st);
+/// Stage 6: the sensor overlaps at the final poses, sorted.
+std::vector<SensorEvent> FindSensorOverlaps(const World::Impl& w);
+
+}  // namespace arbiter::internal
