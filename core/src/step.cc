@@ -39,7 +39,7 @@ void SetUpBodies(const World::Impl& w, StepState* st) {
   }
   std::sort(st->movers.begin(), st->movers.end());
   st->solver_index.assign(w.bodies.size(), 0);
-  st->solver.resize(st->movers.size() + 1);
+  st->solver.assign(st->movers.size() + 1, internal::SolverBody{});
   st->reach.assign(w.bodies.size(), kFixedZero);
   const Fixed gravity_l1 = Abs(w.def.gravity.x) + Abs(w.def.gravity.y);
   for (size_t i = 0; i < st->movers.size(); ++i) {
@@ -74,10 +74,34 @@ void ReportEvents(const World::Impl& w, StepState* st, const std::vector<SensorE
 
 }  // namespace
 
+namespace internal {
+
+StepScratch::StepScratch() : state_(std::make_unique<StepState>()) {}
+StepScratch::~StepScratch() = default;
+StepScratch::StepScratch(const StepScratch&) : StepScratch() {}
+
+StepState& StepScratch::Fresh() {
+  StepState& st = *state_;
+  st.movers.clear();
+  st.solver_index.clear();
+  st.solver.clear();
+  st.reach.clear();
+  st.any_kinematic = false;
+  st.pairs.clear();
+  st.sweep.clear();
+  st.constraints.clear();
+  st.next_contacts.clear();
+  st.begin_events.clear();
+  st.end_events.clear();
+  return st;
+}
+
+}  // namespace internal
+
 void World::Step(TickEvents* events, StepTimes* times) {
   Impl& w = *impl_;
   StageClock clock(times);
-  StepState st;
+  StepState& st = w.step_scratch.Fresh();
   st.h = Fixed::FromRatio(1, int64_t{w.def.tick_hz} * internal::kSubsteps);
   st.inv_h = Fixed::FromInt(int64_t{w.def.tick_hz} * internal::kSubsteps);
   st.dt = Fixed::FromRatio(1, w.def.tick_hz);
@@ -94,7 +118,7 @@ void World::Step(TickEvents* events, StepTimes* times) {
   std::vector<SensorEvent> sensors = internal::FindSensorOverlaps(w);
   if (events != nullptr) ReportEvents(w, &st, sensors, events);
   w.sensor_overlaps = std::move(sensors);
-  w.contacts = std::move(st.next_contacts);
+  std::swap(w.contacts, st.next_contacts);  // the old list's buffer is reused next tick
   ++w.tick;
   clock.Lap(&StepTimes::sensors_ns);
 }

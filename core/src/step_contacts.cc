@@ -22,9 +22,29 @@ Fixed EffectiveMass(const SolverBody& a, const SolverBody& b, Vec2 ra, Vec2 rb, 
   return k > kFixedZero ? kFixedOne / k : kFixedZero;
 }
 
+// sqrt(fa fb), Box2D's friction mixing. Most pairs of a scene share their
+// materials, so the last answer is kept: a pure function of its inputs,
+// memoised, gives the same bits as computing it again.
+class FrictionMixer {
+ public:
+  Fixed Mix(Fixed fa, Fixed fb) {
+    if (!valid_ || fa != fa_ || fb != fb_) {
+      fa_ = fa;
+      fb_ = fb;
+      mixed_ = Sqrt(fa * fb);
+      valid_ = true;
+    }
+    return mixed_;
+  }
+
+ private:
+  bool valid_ = false;
+  Fixed fa_, fb_, mixed_;
+};
+
 // The solver contact of one manifold, warm started from `previous`.
 SolverContact MakeConstraint(const World::Impl& w, const StepState& st, const Pair& pair, const Manifold& m,
-                             const ContactState* previous) {
+                             const ContactState* previous, FrictionMixer* friction) {
   const ShapeRecord& sa = w.shapes[pair.shape_a];
   const ShapeRecord& sb = w.shapes[pair.shape_b];
   const BodyRecord& ba = w.bodies[sa.body_slot];
@@ -33,7 +53,7 @@ SolverContact MakeConstraint(const World::Impl& w, const StepState& st, const Pa
   c.body_a = st.solver_index[sa.body_slot];
   c.body_b = st.solver_index[sb.body_slot];
   c.normal = m.normal;
-  c.friction = Sqrt(sa.friction * sb.friction);
+  c.friction = friction->Mix(sa.friction, sb.friction);
   c.restitution = Max(sa.restitution, sb.restitution);
   c.point_count = m.point_count;
   const Vec2 ca = TransformPoint(ba.transform, ba.local_center), cb = TransformPoint(bb.transform, bb.local_center);
@@ -65,6 +85,7 @@ SolverContact MakeConstraint(const World::Impl& w, const StepState& st, const Pa
 
 void PrepareContacts(const World::Impl& w, StepState* st) {
   size_t old = 0;
+  FrictionMixer friction;
   auto end_event = [&](const ContactState& c) { st->end_events.push_back({c.a, c.b, {}, {}, {}}); };
   for (const Pair& pair : st->pairs) {
     // Contacts of the last tick are sorted like the pairs: merge.
@@ -80,7 +101,7 @@ void PrepareContacts(const World::Impl& w, StepState* st) {
     const ShapeRecord& sb = w.shapes[pair.shape_b];
     const Fixed speculative = kSpeculativeDistance + st->reach[sa.body_slot] + st->reach[sb.body_slot];
     const Manifold m = Collide(w.ProxyOf(sa), w.ProxyOf(sb), speculative);
-    const SolverContact c = MakeConstraint(w, *st, pair, m, previous);
+    const SolverContact c = MakeConstraint(w, *st, pair, m, previous, &friction);
     const bool was_touching = previous != nullptr && previous->point_count > 0;
     if (m.point_count > 0 && !was_touching) {
       st->begin_events.push_back({pair.a, pair.b, m.points[0].point, m.normal, Max(-c.points[0].relative_velocity, kFixedZero)});

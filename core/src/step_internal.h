@@ -91,6 +91,15 @@ struct Pair {
   }
 };
 
+/// A movable shape's box grown by its half of the pair rule, along the sweep
+/// axis (lo, hi) and the other one (lo2, hi2).
+struct SweepEntry {
+  int64_t lo, hi, lo2, hi2;
+  ShapeRef ref;
+  uint32_t shape;
+  uint32_t slot;
+};
+
 /// The working set of one tick.
 struct StepState {
   Fixed h;      // sub-step
@@ -106,6 +115,7 @@ struct StepState {
   bool any_kinematic = false;
 
   std::vector<Pair> pairs;
+  std::vector<SweepEntry> sweep;
   std::vector<SolverContact> constraints;
   std::vector<ContactState> next_contacts;  // constraints[i] is next_contacts[i]
   std::vector<ContactEvent> begin_events;

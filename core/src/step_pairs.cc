@@ -21,15 +21,6 @@
 namespace arbiter::internal {
 namespace {
 
-// A movable shape's box grown by its half of the pair rule, along the sweep
-// axis (lo, hi) and the other one (lo2, hi2).
-struct SweepEntry {
-  int64_t lo, hi, lo2, hi2;
-  ShapeRef ref;
-  uint32_t shape;
-  uint32_t slot;
-};
-
 bool SweepLess(const SweepEntry& x, const SweepEntry& y) { return x.lo != y.lo ? x.lo < y.lo : x.ref < y.ref; }
 
 // The filters every pair passes: different bodies, no sensors, at least one
@@ -55,9 +46,9 @@ void AddPair(const World::Impl& w, uint32_t shape_a, uint32_t shape_b, std::vect
 }
 
 // Movable shapes against the static tree; collects the sweep entries.
-std::vector<SweepEntry> PairWithStatics(const World::Impl& w, const StepState& st, bool sweep_x, std::vector<Pair>* pairs) {
+void PairWithStatics(const World::Impl& w, const StepState& st, bool sweep_x, std::vector<Pair>* pairs,
+                     std::vector<SweepEntry>* entries) {
   constexpr Fixed half_speculative = Fixed::FromRaw(kSpeculativeDistance.raw() / 2);
-  std::vector<SweepEntry> entries;
   for (const auto& [id, slot] : st.movers) {
     const BodyRecord& body = w.bodies[slot];
     const Fixed reach = st.reach[slot];
@@ -76,11 +67,10 @@ std::vector<SweepEntry> PairWithStatics(const World::Impl& w, const StepState& s
       const Fixed g = reach + half_speculative;
       const Aabb grown{tight.lower - Vec2{g, g}, tight.upper + Vec2{g, g}};
       const Vec2 lo = grown.lower, hi = grown.upper;
-      entries.push_back(sweep_x ? SweepEntry{lo.x.raw(), hi.x.raw(), lo.y.raw(), hi.y.raw(), {id, s.index_in_body}, si, slot}
+      entries->push_back(sweep_x ? SweepEntry{lo.x.raw(), hi.x.raw(), lo.y.raw(), hi.y.raw(), {id, s.index_in_body}, si, slot}
                                 : SweepEntry{lo.y.raw(), hi.y.raw(), lo.x.raw(), hi.x.raw(), {id, s.index_in_body}, si, slot});
     }
   }
-  return entries;
 }
 
 // Sweeps along the axis over which the movable bodies spread more, so that
@@ -102,7 +92,8 @@ void FindPairs(const World::Impl& w, StepState* st) {
   std::vector<Pair>& pairs = st->pairs;
   pairs.clear();
   const bool sweep_x = SweepAlongX(w, *st);
-  std::vector<SweepEntry> entries = PairWithStatics(w, *st, sweep_x, &pairs);
+  std::vector<SweepEntry>& entries = st->sweep;
+  PairWithStatics(w, *st, sweep_x, &pairs, &entries);
   std::sort(entries.begin(), entries.end(), SweepLess);
   for (size_t i = 0; i < entries.size(); ++i) {
     const SweepEntry& e = entries[i];

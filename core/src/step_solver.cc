@@ -113,6 +113,10 @@ void ApplyRestitution(SolverContact& c, std::vector<SolverBody>& bodies) {
   }
 }
 
+// x / d, skipping the 128-bit division when d is exactly one (no damping),
+// where the quotient is x itself.
+Fixed DivideByDamping(Fixed x, Fixed d) { return d == kFixedOne ? x : x / d; }
+
 // Gravity and implicit damping for the dynamic bodies of one sub-step:
 // v = v / (1 + h c) + h g s (Box2D's implicit damping).
 void IntegrateVelocities(const World::Impl& w, StepState* st) {
@@ -121,9 +125,10 @@ void IntegrateVelocities(const World::Impl& w, StepState* st) {
     const BodyRecord& body = w.bodies[st->movers[i].second];
     SolverBody& sb = st->solver[i + 1];
     if (body.type != BodyType::kDynamic) continue;
-    sb.v = Vec2{sb.v.x / (kFixedOne + h * body.linear_damping), sb.v.y / (kFixedOne + h * body.linear_damping)};
+    const Fixed linear = kFixedOne + h * body.linear_damping;
+    sb.v = Vec2{DivideByDamping(sb.v.x, linear), DivideByDamping(sb.v.y, linear)};
     sb.v = MulAdd(sb.v, h * body.gravity_scale, w.def.gravity);
-    sb.w = sb.w / (kFixedOne + h * body.angular_damping);
+    sb.w = DivideByDamping(sb.w, kFixedOne + h * body.angular_damping);
     sb.v = {Clamp(sb.v.x, -kMaxSpeed, kMaxSpeed), Clamp(sb.v.y, -kMaxSpeed, kMaxSpeed)};
   }
 }

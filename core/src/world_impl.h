@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -70,6 +71,24 @@ struct ShapeRecord {
   bool alive = false;
 };
 
+struct StepState;
+
+/// The step's working set, kept from tick to tick only so that its buffers
+/// keep their capacity (no allocation and page faults per tick); nothing in
+/// it outlives a tick, so copying a world copies none of it.
+class StepScratch {
+ public:
+  StepScratch();
+  ~StepScratch();
+  StepScratch(const StepScratch&);
+  StepScratch& operator=(const StepScratch&) { return *this; }
+  /// The state, emptied (capacity kept).
+  StepState& Fresh();
+
+ private:
+  std::unique_ptr<StepState> state_;
+};
+
 /// Tree boxes of movable bodies are enlarged by this margin so that small
 /// moves do not touch the tree (Box2D's aabbMargin).
 constexpr Fixed kAabbMargin = Fixed::FromRaw(Fixed::kOneRaw / 8);
@@ -97,6 +116,8 @@ struct World::Impl {
   // Persistent contacts and sensor overlaps, sorted by (a, b).
   std::vector<internal::ContactState> contacts;
   std::vector<SensorEvent> sensor_overlaps;
+
+  internal::StepScratch step_scratch;
 
   internal::IdMap ids;
   internal::DynamicTree static_tree;   // static bodies
