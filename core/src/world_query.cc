@@ -1,6 +1,8 @@
 // World queries: broad phase for candidates, exact narrow phase for answers,
 // canonical order for results.
 #include <algorithm>
+#include <optional>
+#include <type_traits>
 
 #include "arbiter/core/collision.h"
 #include "arbiter/core/world.h"
@@ -103,20 +105,66 @@ std::vector<ShapeRef> Overlap(const World::Impl& w, const Aabb& bounds, const Qu
   return SortedRefs(std::move(refs));
 }
 
-// Shared driver of the cast queries. `cast(proxy, max_fraction)` answers one
-// shape. Mode kClosest clips the traversal at the best hit so far (hits at
-// the same fraction are still tested: the tie goes to the lower id), kAll
-// keeps everything, kAny stops at the first hit.
-enum class CastMode { kClosest, kAll, kAny };
+// What a cast query keeps of the hits it finds. Offer(hit) returns the new
+// traversal limit: kClosest clips at the best hit so far (hits at the same
+// fraction are still tested: the tie goes to the lower id), kAll keeps
+// everything, kAny stops at the first hit (a negative limit).
+class ClosestHit {
+ public:
+  Fixed Offer(const CastHit& hit) {
+    if (!best_ || HitLess(hit, *best_)) best_ = hit;
+    return best_->fraction;
+  }
+  std::optional<CastHit> Take() { return best_; }
 
-template <class Cast>
-std::vector<CastHit> CastQuery(const World::Impl& w, Vec2 origin, Vec2 translation, Fixed max_fraction, Vec2 inflate,
-                               const QueryFilter& filter, CastMode mode, Cast&& cast, QueryStats* stats,
-                               bool search_movable = true) {
+ private:
+  std::optional<CastHit> best_;
+};
+
+class AllHits {
+ public:
+  Fixed Offer(const CastHit& hit, Fixed limit) {
+    hits_.push_back(hit);
+    return limit;
+  }
+  std::vector<CastHit> Take() {
+    std::sort(hits_.begin(), hits_.end(), HitLess);
+    return std::move(hits_);
+  }
+
+ private:
+  std::vector<CastHit> hits_;
+};
+
+class AnyHit {
+ public:
+  Fixed Offer(const CastHit&) {
+    hit_ = true;
+    return Fixed::FromRaw(-1);
+  }
+  bool Take() const { return hit_; }
+
+ private:
+  bool hit_ = false;
+};
+
+template <class Collector>
+Fixed OfferHit(Collector& collector, const CastHit& hit, Fixed limit) {
+  if constexpr (std::is_same_v<Collector, AllHits>) {
+    return collector.Offer(hit, limit);
+  } else {
+    return collector.Offer(hit);
+  }
+}
+
+// Shared driver of the cast queries: both trees, the filter, then
+// `cast(proxy, max_fraction)` for each candidate shape, hits to `collector`.
+template <class Cast, class Collector>
+void CastQuery(const World::Impl& w, Vec2 origin, Vec2 translation, Fixed max_fraction, Vec2 inflate,
+               const QueryFilter& filter, Cast&& cast, Collector& collector, QueryStats* stats,
+               bool search_movable = true) {
   const FilterCheck check(w, filter);
-  std::vector<CastHit> hits;
   Fixed limit = max_fraction;
-  bool stop = false;
   uint64_t tests = 0;
   auto clip = [&](uint32_t index) -> Fixed {
     const ShapeRecord& s = w.shapes[index];
@@ -124,81 +172,63 @@ std::vector<CastHit> CastQuery(const World::Impl& w, Vec2 origin, Vec2 translati
     ++tests;
     const CastOutput out = cast(w.ProxyOf(s), limit);
     if (!out.hit) return limit;
-    const CastHit hit = MakeHit(w, s, out);
-    switch (mode) {
-      case CastMode::kClosest:
-        if (hits.empty()) {
-          hits.push_back(hit);
-        } else if (HitLess(hit, hits[0])) {
-          hits[0] = hit;
-        }
-        limit = hits[0].fraction;
-        return limit;
-      case CastMode::kAll:
-        hits.push_back(hit);
-        return limit;
-      case CastMode::kAny:
-        hits.push_back(hit);
-        stop = true;
-        return Fixed::FromRaw(-1);
-    }
+    limit = OfferHit(collector, MakeHit(w, s, out), limit);
     return limit;
   };
   uint64_t visits = w.static_tree.RayCast(origin, translation, limit, inflate, clip);
-  if (!stop && search_movable) visits += w.movable_tree.RayCast(origin, translation, limit, inflate, clip);
+  if (limit >= kFixedZero && search_movable) visits += w.movable_tree.RayCast(origin, translation, limit, inflate, clip);
   if (stats != nullptr) {
     stats->node_visits += visits;
     stats->shape_tests += tests;
   }
-  if (mode == CastMode::kAll) std::sort(hits.begin(), hits.end(), HitLess);
-  return hits;
 }
 
-std::vector<CastHit> CastRayQuery(const World::Impl& w, const RayCastInput& ray, const QueryFilter& filter, CastMode mode,
-                                  QueryStats* stats) {
-  return CastQuery(
-      w, ray.origin, ray.translation, ray.max_fraction, Vec2{}, filter, mode,
+template <class Collector>
+auto CastRayQuery(const World::Impl& w, const RayCastInput& ray, const QueryFilter& filter, QueryStats* stats) {
+  Collector collector;
+  CastQuery(
+      w, ray.origin, ray.translation, ray.max_fraction, Vec2{}, filter,
       [&](const ShapeProxy& proxy, Fixed limit) {
         return RayCast(proxy, RayCastInput{ray.origin, ray.translation, limit});
       },
-      stats);
+      collector, stats);
+  return collector.Take();
 }
 
-std::vector<CastHit> CastShapeQuery(const World::Impl& w, const ShapeProxy& moving, Vec2 translation,
-                                    const QueryFilter& filter, CastMode mode, bool search_movable = true) {
+template <class Collector>
+auto CastShapeQuery(const World::Impl& w, const ShapeProxy& moving, Vec2 translation, const QueryFilter& filter,
+                    bool search_movable = true) {
   const Aabb box = ComputeProxyAabb(moving);
   // Sweep the box's centre with node boxes grown by its half extents (one
   // ulp more, since the centre is rounded).
   const Vec2 center = Center(box);
   const Fixed ulp = Fixed::FromRaw(1);
   const Vec2 inflate{(box.upper.x - box.lower.x).Half() + ulp, (box.upper.y - box.lower.y).Half() + ulp};
-  return CastQuery(
-      w, center, translation, kFixedOne, inflate, filter, mode,
+  Collector collector;
+  CastQuery(
+      w, center, translation, kFixedOne, inflate, filter,
       [&](const ShapeProxy& target, Fixed limit) { return ShapeCast(ShapeCastInput{moving, target, translation, limit}); },
-      nullptr, search_movable);
+      collector, nullptr, search_movable);
+  return collector.Take();
 }
 
 }  // namespace
 
 std::optional<CastHit> World::Impl::CastProxyClosest(const ShapeProxy& moving, Vec2 translation, const QueryFilter& filter,
                                                      bool search_movable) const {
-  std::vector<CastHit> hits = CastShapeQuery(*this, moving, translation, filter, CastMode::kClosest, search_movable);
-  if (hits.empty()) return std::nullopt;
-  return hits[0];
+  return CastShapeQuery<ClosestHit>(*this, moving, translation, filter, search_movable);
 }
 
 std::optional<CastHit> World::CastRayClosest(const RayCastInput& ray, const QueryFilter& filter, QueryStats* stats) const {
-  std::vector<CastHit> hits = CastRayQuery(*impl_, ray, filter, CastMode::kClosest, stats);
-  if (hits.empty()) return std::nullopt;
-  return hits[0];
+  return CastRayQuery<ClosestHit>(*impl_, ray, filter, stats);
 }
 
 std::vector<CastHit> World::CastRayAll(const RayCastInput& ray, const QueryFilter& filter) const {
-  return CastRayQuery(*impl_, ray, filter, CastMode::kAll, nullptr);
+  return CastRayQuery<AllHits>(*impl_, ray, filter, nullptr);
 }
 
 bool World::CastRayAny(const RayCastInput& ray, const QueryFilter& filter) const {
-  return !CastRayQuery(*impl_, ray, filter, CastMode::kAny, nullptr).empty();
+  return CastRayQuery<AnyHit>(*impl_, ray, filter, nullptr);
 }
 
 void World::CastRaysClosest(std::span<const RayCastInput> rays, const QueryFilter& filter,
@@ -222,14 +252,16 @@ std::vector<ShapeRef> World::OverlapShape(const Shape& shape, const Transform& t
 
 std::optional<CastHit> World::CastShapeClosest(const Shape& shape, const Transform& transform, Vec2 translation,
                                                const QueryFilter& filter) const {
-  std::vector<CastHit> hits = CastShapeQuery(*impl_, MakeProxy(shape, transform), translation, filter, CastMode::kClosest);
-  if (hits.empty()) return std::nullopt;
-  return hits[0];
+  return CastShapeQuery<ClosestHit>(*impl_, MakeProxy(shape, transform), translation, filter);
 }
 
 std::vector<CastHit> World::CastShapeAll(const Shape& shape, const Transform& transform, Vec2 translation,
                                          const QueryFilter& filter) const {
-  return CastShapeQuery(*impl_, MakeProxy(shape, transform), translation, filter, CastMode::kAll);
+  return CastShapeQuery<AllHits>(*impl_, MakeProxy(shape, transform), translation, filter);
+}
+
+bool World::CastShapeAny(const Shape& shape, const Transform& transform, Vec2 translation, const QueryFilter& filter) const {
+  return CastShapeQuery<AnyHit>(*impl_, MakeProxy(shape, transform), translation, filter);
 }
 
 }  // namespace arbiter

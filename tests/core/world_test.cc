@@ -219,7 +219,10 @@ TEST(World, RandomWorlds_QueriesEqualBruteForce) {
       ASSERT_EQ(world.OverlapShape(disk, at, filter), brute.OverlapShape(disk, at, filter));
       ASSERT_EQ(world.OverlapPoint(lo, filter), brute.OverlapPoint(lo, filter));
       const Vec2 sweep = V(rng.Uniform(-100, 100), rng.Uniform(-100, 100));
-      ASSERT_EQ(world.CastShapeClosest(disk, at, sweep, filter), brute.CastShapeClosest(disk, at, sweep, filter)) << q;
+      const auto closest = brute.CastShapeClosest(disk, at, sweep, filter);
+      ASSERT_EQ(world.CastShapeClosest(disk, at, sweep, filter), closest) << q;
+      ASSERT_EQ(world.CastShapeAny(disk, at, sweep, filter), closest.has_value()) << q;
+      ASSERT_EQ(world.CastRayAny(ray, filter), brute.CastRayClosest(ray, filter).has_value()) << q;
     }
   }
 }

@@ -223,6 +223,9 @@ class World {
   /// The first shape hit by `shape` at `transform` moved by `translation`.
   std::optional<CastHit> CastShapeClosest(const Shape& shape, const Transform& transform, Vec2 translation,
                                           const QueryFilter& filter = {}) const;
+  /// Whether the moving shape hits anything (stops at the first hit found).
+  bool CastShapeAny(const Shape& shape, const Transform& transform, Vec2 translation,
+                    const QueryFilter& filter = {}) const;
   /// Every shape hit along the way, by (fraction, body id, shape index).
   std::vector<CastHit> CastShapeAll(const Shape& shape, const Transform& transform, Vec2 translation,
                                     const QueryFilter& filter = {}) const;
