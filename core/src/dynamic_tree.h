@@ -113,20 +113,22 @@ inline int64_t HalfPerimeterCost(const Aabb& a) {
 template <class Visit>
 uint64_t DynamicTree::Query(const Aabb& box, Visit&& visit) const {
   if (root_ == kNull) return 0;
+  uint64_t visits = 1;
+  if (!Overlaps(nodes_[root_].aabb, box)) return visits;
+  // Children are tested at their parent (adjacent after a rebuild), so only
+  // nodes that overlap are pushed and fetched again.
   std::array<int32_t, kTreeStackSize> stack;
   int top = 0;
   stack[top++] = root_;
-  uint64_t visits = 0;
   while (top > 0) {
     const Node& node = nodes_[stack[--top]];
-    ++visits;
-    if (!Overlaps(node.aabb, box)) continue;
     if (node.IsLeaf()) {
       if (!visit(node.user)) return visits;
-    } else {
-      stack[top++] = node.child1;
-      stack[top++] = node.child2;
+      continue;
     }
+    visits += 2;
+    if (Overlaps(nodes_[node.child2].aabb, box)) stack[top++] = node.child2;
+    if (Overlaps(nodes_[node.child1].aabb, box)) stack[top++] = node.child1;
   }
   return visits;
 }

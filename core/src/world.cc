@@ -253,7 +253,7 @@ Status World::AddBodies(std::span<const BodyDef> defs) {
   GrowFor(w.world_points, point_total);
   if (w.free_body_slots.size() < defs.size()) GrowFor(w.bodies, defs.size() - w.free_body_slots.size());
 
-  size_t new_statics = 0;
+  size_t new_statics = 0, new_movables = 0;
   for (const BodyDef& def : defs) {
     uint32_t slot;
     if (!w.free_body_slots.empty()) {
@@ -304,6 +304,7 @@ Status World::AddBodies(std::span<const BodyDef> defs) {
         ++new_statics;
       } else {
         s.proxy = w.movable_tree.CreateProxy(Fatten(box), shape_index);
+        ++new_movables;
       }
       w.shapes.push_back(s);
     }
@@ -311,8 +312,13 @@ Status World::AddBodies(std::span<const BodyDef> defs) {
     ++w.live_bodies;
   }
   w.layout_stamp = Impl::NewLayoutStamp();
-  // Many statics at once: a top-down build beats incremental insertion.
-  if (new_statics >= 64 && new_statics * 4 >= static_cast<size_t>(w.static_tree.leaf_count())) w.static_tree.Rebuild();
+  // Many shapes at once: a top-down build beats incremental insertion (for
+  // the movable tree too: its shape never reaches a result).
+  auto rebuild_if_bulk = [](internal::DynamicTree& tree, size_t added) {
+    if (added >= 64 && added * 4 >= static_cast<size_t>(tree.leaf_count())) tree.Rebuild();
+  };
+  rebuild_if_bulk(w.static_tree, new_statics);
+  rebuild_if_bulk(w.movable_tree, new_movables);
   return OkStatus();
 }
 
