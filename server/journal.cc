@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <map>
 
+#include "data_dir_lock.h"
+
 namespace arbiter::server {
 namespace {
 
@@ -78,6 +80,9 @@ absl::StatusOr<std::unique_ptr<Journal>> Journal::Open(const JournalOptions& opt
   std::filesystem::create_directories(options.data_dir, ec);
   if (ec) return absl::FailedPreconditionError("data_dir: cannot create '" + options.data_dir + "': " + ec.message());
   std::unique_ptr<Journal> j(new Journal());
+  absl::StatusOr<std::unique_ptr<DataDirLock>> lock = DataDirLock::Acquire(options.data_dir);
+  if (!lock.ok()) return lock.status();
+  j->lock_ = std::move(*lock);
   j->path_ = (std::filesystem::path(options.data_dir) / "arbiter.db").string();
   if (sqlite3_open_v2(j->path_.c_str(), &j->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
                       nullptr) != SQLITE_OK) {

@@ -38,6 +38,8 @@ struct sqlite3_stmt;
 
 namespace arbiter::server {
 
+class DataDirLock;
+
 enum class JournalSync { kFull, kNormal, kOff };
 
 /// Parses "full", "normal" or "off".
@@ -102,6 +104,8 @@ class Journal {
   absl::Status VisitRows(sqlite3_stmt* stmt, const Visit& visit);
   absl::StatusOr<int64_t> FindSnapshotSeq(int64_t key, int64_t at_or_before_tick);
 
+  // Held while the store is open: one server per data directory.
+  std::unique_ptr<DataDirLock> lock_;
   std::string path_;
   std::mutex mu_;
   sqlite3* db_ = nullptr;

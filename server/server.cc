@@ -111,14 +111,18 @@ absl::StatusOr<std::unique_ptr<ArbiterServer>> ArbiterServer::Start(const Server
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   builder.AddListeningPort(options.listen, *credentials, &s->port_);
+  // gRPC turns SO_REUSEPORT on by default, which lets a second server bind
+  // the same port and take half the calls; a taken port must fail instead.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.RegisterService(s->service_.get());
   const int max_bytes = static_cast<int>(std::min<size_t>(options.service.max_message_bytes, INT32_MAX));
   builder.SetMaxReceiveMessageSize(max_bytes);
   builder.SetMaxSendMessageSize(max_bytes);
   s->server_ = builder.BuildAndStart();
   if (s->server_ == nullptr || s->port_ == 0) {
-    return absl::UnavailableError("listen: cannot listen on '" + options.listen + "'" +
-                                  (options.tls.cert_file.empty() ? "" : " (or the TLS certificate and key do not match)"));
+    return absl::UnavailableError("listen: cannot listen on '" + options.listen +
+                                  "' (is another process using the port?" +
+                                  (options.tls.cert_file.empty() ? ")" : " Or the TLS certificate and key do not match)"));
   }
   return s;
 }

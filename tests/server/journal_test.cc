@@ -4,42 +4,23 @@
 // in the middle of a stream of changes.
 #include <google/protobuf/util/message_differencer.h>
 
+#include <algorithm>
 #include <atomic>
-#include <filesystem>
 #include <fstream>
-#include <random>
+#include <mutex>
 #include <thread>
 
 #include "journal_file.h"
 #include "match_script.h"
 #include "replay.h"
 #include "server_process.h"
+#include "temp_dir.h"
 #include "test_support.h"
 
 namespace arbiter::testing {
 namespace {
 
 using google::protobuf::util::MessageDifferencer;
-namespace fs = std::filesystem;
-
-/// A fresh directory under the system temp dir, removed afterwards.
-class TempDir {
- public:
-  TempDir() {
-    std::random_device seed;
-    path_ = fs::temp_directory_path() / ("arbiter-journal-" + std::to_string(seed()) + std::to_string(seed()));
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string path() const { return path_.string(); }
-  std::string File(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
 
 server::ServerOptions JournaledOptions(const TempDir& dir, uint32_t snapshot_every = 16, bool queries = false) {
   server::ServerOptions o = TestServerOptions();
