@@ -50,7 +50,7 @@ grpc::ServerUnaryReactor* ArbiterService::RunRead(grpc::CallbackServerContext* c
   }
   const CancelFn cancelled = CancelOf(context);
   absl::Status status;
-  if (op->entry->TryRead([&](const World& world) { status = op->run(world, cancelled); })) {
+  if (op->entry->TryReadLive([&](const World& world) { return op->run(world, cancelled); }, &status)) {
     reactor->Finish(ToGrpc(CheckReplySize(std::move(status), *reply)));
     return reactor;
   }
@@ -60,7 +60,7 @@ grpc::ServerUnaryReactor* ArbiterService::RunRead(grpc::CallbackServerContext* c
       reactor->Finish(ToGrpc(absl::CancelledError("cancelled before it ran")));
       return;
     }
-    const absl::Status s = op.entry->Read([&](const World& world) { return op.run(world, cancelled); });
+    const absl::Status s = op.entry->ReadLive([&](const World& world) { return op.run(world, cancelled); });
     reactor->Finish(ToGrpc(CheckReplySize(s, *reply)));
   };
   if (!pool_->Submit(std::move(task))) reactor->Finish(ToGrpc(Unavailable()));
@@ -427,12 +427,12 @@ class ArbiterService::QueryStreamReactor final
     }
     const CancelFn cancelled = CancelOf(context_);
     absl::Status status;
-    if (op->entry->TryRead([&](const World& world) { status = op->run(world, cancelled); })) {
+    if (op->entry->TryReadLive([&](const World& world) { return op->run(world, cancelled); }, &status)) {
       Reply(std::move(status));
       return;
     }
     auto task = [this, op = std::move(*op), cancelled] {
-      Reply(op.entry->Read([&](const World& world) { return op.run(world, cancelled); }));
+      Reply(op.entry->ReadLive([&](const World& world) { return op.run(world, cancelled); }));
     };
     if (!service_->pool_->Submit(std::move(task))) Finish(ToGrpc(Unavailable()));
   }

@@ -140,9 +140,9 @@ absl::StatusOr<int64_t> Journal::CreateWorld(const std::string& world_id, const 
   std::lock_guard<std::mutex> lock(mu_);
   if (absl::Status s = Begin(); !s.ok()) return s;
   Statement st(db_, "INSERT INTO worlds(world_id, live) VALUES(?, 1);");
-  if (!st.ok()) return Error("prepare create");
   st.Bind(1, world_id);
-  if (sqlite3_step(st.get()) != SQLITE_DONE) {
+  // A transaction left open would make every later Begin fail.
+  if (!st.ok() || sqlite3_step(st.get()) != SQLITE_DONE) {
     absl::Status s = Error("create world");
     Rollback();
     return s;

@@ -357,6 +357,27 @@ absl::Status Operations::JournalNewWorld(const std::string& id, const World& wor
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::shared_ptr<WorldEntry>> Operations::InsertNewWorld(const std::string& id, World world,
+                                                                       uint32_t history_ticks) {
+  // The id is reserved first (the entry stays invisible while kCreating), so
+  // that two creations of one id can never both write a live journal row.
+  absl::StatusOr<std::shared_ptr<WorldEntry>> entry =
+      registry_->Insert(id, std::move(world), history_ticks, {}, WorldEntry::State::kCreating);
+  if (!entry.ok()) return entry.status();
+  const absl::Status journaled = (*entry)->Write([&](World& created) {
+    int64_t key = -1;
+    if (absl::Status s = JournalNewWorld(id, created, history_ticks, &key); !s.ok()) return s;
+    (*entry)->journal() = JournalCursor{key, 1};
+    (*entry)->SetState(WorldEntry::State::kLive);
+    return absl::OkStatus();
+  });
+  if (!journaled.ok()) {
+    (void)registry_->Remove(id);
+    return journaled;
+  }
+  return entry;
+}
+
 bool Operations::Journaled(const WorldEntry& entry) const {
   return durability_.journal != nullptr && entry.journal().key >= 0;
 }
@@ -381,7 +402,9 @@ absl::Status Operations::JournalChange(WorldEntry& entry, std::vector<v1::Journa
     out.push_back(r);
   }
   if (absl::Status s = durability_.journal->Append(cursor.key, out); !s.ok()) {
-    (void)registry_->Remove(entry.id());
+    // The world now holds a change the journal does not: nobody may see it,
+    // including the calls already queued on the lock we hold.
+    entry.TakeOffline("a change could not be journaled: " + std::string(s.message()));
     return absl::UnavailableError("the change could not be journaled, so it was not applied (" +
                                   std::string(s.message()) + "); world '" + entry.id() +
                                   "' is offline until the server restarts and recovers it");
@@ -769,16 +792,7 @@ absl::Status Operations::CreateWorld(const v1::CreateWorldRequest& request, v1::
   if (cancelled()) return Cancelled();
   if (absl::Status s = registry_->CheckCanInsert(request.world_id()); !s.ok()) return s;
   FillWorldInfo(request.world_id(), *history_ticks, world.tick(), world, true, reply->mutable_world());
-  int64_t key = -1;
-  if (absl::Status s = JournalNewWorld(request.world_id(), world, *history_ticks, &key); !s.ok()) return s;
-  absl::StatusOr<std::shared_ptr<WorldEntry>> entry =
-      registry_->Insert(request.world_id(), std::move(world), *history_ticks, JournalCursor{key, 1});
-  if (!entry.ok()) {
-    // Another call took the id meanwhile: the journaled world never existed.
-    if (key >= 0) (void)durability_.journal->DeleteWorld(key);
-    return entry.status();
-  }
-  return absl::OkStatus();
+  return InsertNewWorld(request.world_id(), std::move(world), *history_ticks).status();
 }
 
 absl::StatusOr<std::shared_ptr<WorldEntry>> Operations::AdoptWorld(const std::string& id, uint32_t history_ticks,
@@ -802,10 +816,7 @@ absl::StatusOr<std::string> Operations::PreloadScene(const std::string& path) {
   if (absl::Status s = FromCore(world.AddBodies(loaded.bodies)); !s.ok()) return WithPrefix(s, path + ": ");
   absl::StatusOr<uint32_t> history_ticks = HistoryTicks(0, def.tick_hz);
   if (!history_ticks.ok()) return history_ticks.status();
-  int64_t key = -1;
-  if (absl::Status s = JournalNewWorld(loaded.name, world, *history_ticks, &key); !s.ok()) return s;
-  absl::StatusOr<std::shared_ptr<WorldEntry>> entry =
-      registry_->Insert(loaded.name, std::move(world), *history_ticks, JournalCursor{key, 1});
+  absl::StatusOr<std::shared_ptr<WorldEntry>> entry = InsertNewWorld(loaded.name, std::move(world), *history_ticks);
   if (!entry.ok()) return WithPrefix(entry.status(), path + ": ");
   return loaded.name;
 }
@@ -827,7 +838,11 @@ absl::Status Operations::DeleteWorld(const v1::DeleteWorldRequest& request, v1::
 
 absl::Status Operations::ListWorlds(const v1::ListWorldsRequest&, v1::ListWorldsResponse* reply) {
   for (const std::shared_ptr<WorldEntry>& entry : registry_->List()) {
-    entry->Read([&](const World& world) { FillWorldInfo(*entry, world, false, reply->add_worlds()); });
+    // Skipped if it went offline since List().
+    (void)entry->ReadLive([&](const World& world) {
+      FillWorldInfo(*entry, world, false, reply->add_worlds());
+      return absl::OkStatus();
+    });
   }
   return absl::OkStatus();
 }
@@ -844,7 +859,7 @@ absl::Status Operations::AddBodies(const v1::AddBodiesRequest& request, v1::AddB
     const arbiter::Status s = wire::ParseBodyDef(request.bodies(static_cast<int>(i)), Indexed("bodies", i), &bodies[i]);
     if (!s.ok()) return FromCore(s);
   }
-  return (*entry)->Write([&](World& world) -> absl::Status {
+  return (*entry)->WriteLive([&](World& world) -> absl::Status {
     if (absl::Status s = FromCore(world.AddBodies(bodies)); !s.ok()) return s;
     if (absl::Status s = JournalRequest(**entry, world.tick(), &v1::JournalRecord::mutable_add_bodies, request); !s.ok()) {
       return s;
@@ -860,7 +875,7 @@ absl::Status Operations::RemoveBodies(const v1::RemoveBodiesRequest& request, v1
   absl::StatusOr<std::shared_ptr<WorldEntry>> entry = registry_->Find(request.world_id());
   if (!entry.ok()) return entry.status();
   const std::vector<uint64_t> ids(request.body_ids().begin(), request.body_ids().end());
-  return (*entry)->Write([&](World& world) -> absl::Status {
+  return (*entry)->WriteLive([&](World& world) -> absl::Status {
     if (absl::Status s = FromCore(world.RemoveBodies(ids)); !s.ok()) return s;
     if (absl::Status s = JournalRequest(**entry, world.tick(), &v1::JournalRecord::mutable_remove_bodies, request); !s.ok()) {
       return s;
@@ -881,7 +896,7 @@ absl::Status Operations::UpdateBodies(const v1::UpdateBodiesRequest& request, v1
     const arbiter::Status s = wire::ParseBodyUpdate(request.updates(static_cast<int>(i)), Indexed("updates", i), &updates[i]);
     if (!s.ok()) return FromCore(s);
   }
-  return (*entry)->Write([&](World& world) -> absl::Status {
+  return (*entry)->WriteLive([&](World& world) -> absl::Status {
     std::vector<Undo> undo;
     for (size_t i = 0; i < count; ++i) {
       if (absl::Status s = ApplyUpdate(world, updates[i], Indexed("updates", i), &undo); !s.ok()) {
@@ -933,7 +948,7 @@ absl::Status Operations::Step(const v1::StepRequest& request, v1::StepResponse* 
   });
 
   WorldEntry& world_entry = **entry;
-  return world_entry.Write([&](World& world) -> absl::Status {
+  return world_entry.WriteLive([&](World& world) -> absl::Status {
     for (size_t i = 0; i < command_count; ++i) {
       const std::string field = Indexed("commands", i) + ".update";
       if (absl::Status s = CheckUpdateAgainstWorld(world, updates[i], field); !s.ok()) return s;
@@ -1043,7 +1058,7 @@ absl::Status Operations::Restore(const v1::RestoreRequest& request, v1::RestoreR
     return absl::ResourceExhaustedError("snapshot: its body limit (" + std::to_string(restored.def().max_bodies) +
                                         ") exceeds the server's --max_bodies_per_world (" + std::to_string(limit) + ")");
   }
-  return (*entry)->Write([&](World& world) -> absl::Status {
+  return (*entry)->WriteLive([&](World& world) -> absl::Status {
     if (Journaled(**entry)) {
       v1::JournalRecord record = SnapshotRecord(restored, /*restored=*/true);
       record.set_tick(world.tick());  // like every record: the tick it was applied at

@@ -109,10 +109,13 @@ class Operations {
   absl::StatusOr<uint32_t> HistoryTicks(uint32_t requested, int32_t tick_hz) const;
   /// Journals a new world before it is inserted (no-op without a journal).
   absl::Status JournalNewWorld(const std::string& id, const World& world, uint32_t history_ticks, int64_t* key);
+  /// Inserts a new world, visible only once its creation is journaled.
+  absl::StatusOr<std::shared_ptr<WorldEntry>> InsertNewWorld(const std::string& id, World world,
+                                                             uint32_t history_ticks);
   /// Journals `records` (seq assigned here) for a change already applied to
-  /// `world` under its exclusive lock. On failure the world is taken out of
-  /// the registry, so nobody sees the unacknowledged change; a restart
-  /// recovers the last acknowledged state.
+  /// `world` under its exclusive lock. On failure the world is taken
+  /// offline (WorldEntry::TakeOffline), so nobody sees the unacknowledged
+  /// change; a restart recovers the last acknowledged state.
   absl::Status JournalChange(WorldEntry& entry, std::vector<v1::JournalRecord*> records);
   /// Whether `entry`'s changes go to a journal (records are built only then).
   bool Journaled(const WorldEntry& entry) const;
