@@ -317,6 +317,15 @@ v1::JournalRecord SnapshotRecord(const World& world, bool restored) {
   return r;
 }
 
+// Safe retries (arbiter.proto): a change sent for tick T is refused once
+// the world is elsewhere, so a resent step cannot run twice.
+template <class Request>
+absl::Status CheckExpectedTick(const Request& request, const WorldEntry& entry, const World& world) {
+  if (!request.has_expected_tick() || request.expected_tick() == world.tick()) return absl::OkStatus();
+  return absl::FailedPreconditionError("expected_tick: " + std::to_string(request.expected_tick()) + ", but world '" +
+                                       entry.id() + "' is at tick " + std::to_string(world.tick()));
+}
+
 absl::Status CheckPastTick(bool has_at, const v1::PastTick& at) {
   if (has_at && (at.fraction() < 0 || at.fraction() >= Fixed::kOneRaw)) {
     return absl::InvalidArgumentError("at.fraction: must be in [0, 1) (Q32.32 raw 0..2^32-1)");
@@ -860,6 +869,7 @@ absl::Status Operations::AddBodies(const v1::AddBodiesRequest& request, v1::AddB
     if (!s.ok()) return FromCore(s);
   }
   return (*entry)->WriteLive([&](World& world) -> absl::Status {
+    if (absl::Status s = CheckExpectedTick(request, **entry, world); !s.ok()) return s;
     if (absl::Status s = FromCore(world.AddBodies(bodies)); !s.ok()) return s;
     if (absl::Status s = JournalRequest(**entry, world.tick(), &v1::JournalRecord::mutable_add_bodies, request); !s.ok()) {
       return s;
@@ -876,6 +886,7 @@ absl::Status Operations::RemoveBodies(const v1::RemoveBodiesRequest& request, v1
   if (!entry.ok()) return entry.status();
   const std::vector<uint64_t> ids(request.body_ids().begin(), request.body_ids().end());
   return (*entry)->WriteLive([&](World& world) -> absl::Status {
+    if (absl::Status s = CheckExpectedTick(request, **entry, world); !s.ok()) return s;
     if (absl::Status s = FromCore(world.RemoveBodies(ids)); !s.ok()) return s;
     if (absl::Status s = JournalRequest(**entry, world.tick(), &v1::JournalRecord::mutable_remove_bodies, request); !s.ok()) {
       return s;
@@ -897,6 +908,7 @@ absl::Status Operations::UpdateBodies(const v1::UpdateBodiesRequest& request, v1
     if (!s.ok()) return FromCore(s);
   }
   return (*entry)->WriteLive([&](World& world) -> absl::Status {
+    if (absl::Status s = CheckExpectedTick(request, **entry, world); !s.ok()) return s;
     std::vector<Undo> undo;
     for (size_t i = 0; i < count; ++i) {
       if (absl::Status s = ApplyUpdate(world, updates[i], Indexed("updates", i), &undo); !s.ok()) {
@@ -949,6 +961,7 @@ absl::Status Operations::Step(const v1::StepRequest& request, v1::StepResponse* 
 
   WorldEntry& world_entry = **entry;
   return world_entry.WriteLive([&](World& world) -> absl::Status {
+    if (absl::Status s = CheckExpectedTick(request, world_entry, world); !s.ok()) return s;
     for (size_t i = 0; i < command_count; ++i) {
       const std::string field = Indexed("commands", i) + ".update";
       if (absl::Status s = CheckUpdateAgainstWorld(world, updates[i], field); !s.ok()) return s;
@@ -1059,6 +1072,7 @@ absl::Status Operations::Restore(const v1::RestoreRequest& request, v1::RestoreR
                                         ") exceeds the server's --max_bodies_per_world (" + std::to_string(limit) + ")");
   }
   return (*entry)->WriteLive([&](World& world) -> absl::Status {
+    if (absl::Status s = CheckExpectedTick(request, **entry, world); !s.ok()) return s;
     if (Journaled(**entry)) {
       v1::JournalRecord record = SnapshotRecord(restored, /*restored=*/true);
       record.set_tick(world.tick());  // like every record: the tick it was applied at
