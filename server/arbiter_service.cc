@@ -254,6 +254,7 @@ class ArbiterService::ExportReactor final : public grpc::ServerWriteReactor<v1::
     }
     const size_t n = std::min(kChunkBytes, file_.size() - offset_);
     chunk_.set_data(file_.data() + offset_, n);
+    chunk_.set_total_bytes(file_.size());
     offset_ += n;
     StartWrite(&chunk_);
   }

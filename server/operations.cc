@@ -422,6 +422,12 @@ absl::Status Operations::JournalChange(WorldEntry& entry, std::vector<v1::Journa
   return absl::OkStatus();
 }
 
+void Operations::CompactJournal(const WorldEntry& entry, const World& world) {
+  const int64_t keep_from = world.tick() - static_cast<int64_t>(entry.history().capacity()) - durability_.retain_ticks;
+  // Housekeeping: a failure only leaves more records behind, all valid.
+  (void)durability_.journal->Compact(entry.journal().key, keep_from);
+}
+
 void Operations::JournalQuery(const WorldEntry& entry, const World& live, v1::JournalRecord record) const {
   const JournalCursor& cursor = entry.journal();
   if (cursor.key < 0) return;
@@ -1031,7 +1037,8 @@ absl::Status Operations::Step(const v1::StepRequest& request, v1::StepResponse* 
         checkpoint = SnapshotRecord(world, /*restored=*/false);
         records.push_back(&checkpoint);
       }
-      if (absl::Status s = JournalChange(world_entry, std::move(records)); !s.ok()) return s;
+      if (absl::Status s = JournalChange(world_entry, records); !s.ok()) return s;
+      if (records.size() > 1) CompactJournal(world_entry, world);
     }
     for (uint64_t h : tick_hashes) world_entry.hashes().Push(h);
     reply->set_tick(world.tick());

@@ -51,6 +51,10 @@ struct Durability {
   Journal* journal = nullptr;         ///< null: nowhere (in memory only)
   uint32_t snapshot_every_ticks = 600;  ///< a checkpoint whenever tick % this == 0
   bool record_queries = false;        ///< also journal queries and their answers
+  /// Ticks of records kept beyond each world's history window: a
+  /// checkpoint compacts the journal up to the newest snapshot at or before
+  /// (tick - history_ticks - retain_ticks).
+  int64_t retain_ticks = 216000;
 };
 
 /// Polled between batch items and between ticks; true once the caller has
@@ -97,6 +101,10 @@ class Operations {
   /// not journaled again.
   absl::StatusOr<std::shared_ptr<WorldEntry>> AdoptWorld(const std::string& id, uint32_t history_ticks,
                                                          const std::string& snapshot);
+
+  /// Drops the journal records of `entry` that no recovery or retained
+  /// export needs (Journal::Compact); after each checkpoint and at start.
+  void CompactJournal(const WorldEntry& entry, const World& world);
 
   /// Loads a scene file named by the operator (--scene) as a world called
   /// after the scene's "name"; returns that name.

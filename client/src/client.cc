@@ -55,13 +55,17 @@ ARBITER_CLIENT_UNARY(ReportHashes, ReportHashesRequest, ReportHashesResponse)
 
 #undef ARBITER_CLIENT_UNARY
 
-absl::StatusOr<std::string> ArbiterClient::ExportJournal(const v1::ExportJournalRequest& request) {
+absl::StatusOr<std::string> ArbiterClient::ExportJournal(const v1::ExportJournalRequest& request,
+                                                         const ProgressFn& progress) {
   grpc::ClientContext context;
   Prepare(&context);
   std::unique_ptr<grpc::ClientReader<v1::ExportJournalChunk>> reader = stub_->ExportJournal(&context, request);
   std::string file;
   v1::ExportJournalChunk chunk;
-  while (reader->Read(&chunk)) file += chunk.data();
+  while (reader->Read(&chunk)) {
+    file += chunk.data();
+    if (progress) progress(file.size(), chunk.total_bytes());
+  }
   const grpc::Status status = reader->Finish();
   if (!status.ok()) return FromGrpcStatus(status);
   return file;

@@ -223,6 +223,16 @@ TEST(JournalTest, ExportAndReplayVerify_FindsDivergenceAndDisputedAnswers) {
   EXPECT_EQ(WEXITSTATUS(std::system((cli + clean_path + " >/dev/null").c_str())), 0);
   EXPECT_EQ(WEXITSTATUS(std::system((cli + doctored_path + " >/dev/null").c_str())), 1);
   EXPECT_EQ(WEXITSTATUS(std::system((cli + dir.File("missing") + " 2>/dev/null").c_str())), 2);
+
+  // Both long commands show progress on stderr, up to the whole.
+  const std::string all = std::to_string(records.size()) + "/" + std::to_string(records.size());
+  const CliResult verified = RunCli("replay verify " + clean_path, /*merge=*/true);
+  EXPECT_NE(verified.output.find("replay verify: records: " + all + "\n"), std::string::npos) << verified.output;
+  const CliResult exported =
+      RunCli("export " + dir.File("cli.arbjournal") + " --world audit --server " + server.address(), /*merge=*/true);
+  EXPECT_EQ(exported.exit_code, 0) << exported.output;
+  const std::string bytes = std::to_string(file.size());
+  EXPECT_NE(exported.output.find("export: bytes: " + bytes + "/" + bytes + "\n"), std::string::npos) << exported.output;
 }
 
 TEST(JournalTest, ExportRange_StartsAtASnapshot_AndErrorsAreClear) {
@@ -290,6 +300,54 @@ TEST(JournalTest, FullStore_RefusesTheChange_AndRecoveryKeepsTheAcknowledgedStat
   options.journal_max_pages = 0;
   LiveServer restarted(options);
   EXPECT_EQ(TickAndHash(restarted.client(), "full"), acknowledged);
+}
+
+// With no retention beyond the history window, each checkpoint drops the
+// records before the checkpoint that recovery starts from, and a restart
+// still recovers the world whole; a deleted world's records go with it;
+// the journal reports its size.
+TEST(JournalTest, Compaction_KeepsOnlyWhatRecoveryNeeds_AndDeletedWorldsLeaveNothing) {
+  TempDir dir;
+  server::ServerOptions options = JournaledOptions(dir, /*snapshot_every=*/10);
+  options.journal_retain_ticks = 0;
+  std::pair<int64_t, uint64_t> before;
+  {
+    LiveServer server(options);
+    MatchScript kept("kept", 3);
+    ASSERT_THAT(server.client().CreateWorld(kept.Create(/*history_ticks=*/5)), IsOk());
+    MatchScript gone("gone", 4);
+    ASSERT_THAT(server.client().CreateWorld(gone.Create()), IsOk());
+    for (int i = 0; i < 50; ++i) ASSERT_THAT(MatchScript::Apply(server.client(), gone.Next()), IsOk());
+    absl::StatusOr<server::Journal::Usage> with_gone = server.server().JournalUsage();
+    ASSERT_THAT(with_gone, IsOk());
+    v1::DeleteWorldRequest remove;
+    remove.set_world_id("gone");
+    ASSERT_THAT(server.client().DeleteWorld(remove), IsOk());
+    absl::StatusOr<server::Journal::Usage> without = server.server().JournalUsage();
+    ASSERT_THAT(without, IsOk());
+    EXPECT_LE(without->records, with_gone->records - 52) << "its header, snapshot and 50 changes";
+    EXPECT_GT(without->bytes_used, 0);
+
+    v1::StepRequest step;
+    step.set_world_id("kept");
+    step.set_ticks(1);
+    step.set_omit_events(true);
+    for (int i = 0; i < 100; ++i) ASSERT_THAT(server.client().Step(step), IsOk());
+    before = TickAndHash(server.client(), "kept");
+    std::vector<v1::JournalRecord> records;
+    ASSERT_THAT(server::ParseJournalFile(Export(server.client(), "kept"), &records), IsOk());
+    ASSERT_GE(records.size(), 2u);
+    // The oldest snapshot left is the one at or before tick 100 - 5 - 0
+    // as of the last checkpoint (tick 100).
+    EXPECT_TRUE(records[1].has_snapshot());
+    EXPECT_EQ(records[1].tick(), 90);
+    EXPECT_LE(records.size(), 2u + 15u);
+  }
+  LiveServer restarted(options);
+  EXPECT_EQ(TickAndHash(restarted.client(), "kept"), before);
+  v1::GetStateHashRequest request;
+  request.set_world_id("gone");
+  EXPECT_THAT(restarted.client().GetStateHash(request), StatusIs(absl::StatusCode::kNotFound, "gone"));
 }
 
 // Adds static boxes to a world of its own until the store refuses a batch:

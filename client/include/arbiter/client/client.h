@@ -131,8 +131,10 @@ class ArbiterClient {
   absl::StatusOr<v1::RestoreResponse> Restore(const v1::RestoreRequest& request);
   absl::StatusOr<v1::ValidateHitResponse> ValidateHit(const v1::ValidateHitRequest& request);
   absl::StatusOr<v1::ReportHashesResponse> ReportHashes(const v1::ReportHashesRequest& request);
-  /// The bytes of a journal export file (the whole stream, concatenated).
-  absl::StatusOr<std::string> ExportJournal(const v1::ExportJournalRequest& request);
+  /// The bytes of a journal export file (the whole stream, concatenated);
+  /// `progress` gets the bytes received and the whole size after each chunk.
+  absl::StatusOr<std::string> ExportJournal(const v1::ExportJournalRequest& request,
+                                            const ProgressFn& progress = nullptr);
   /// Opens a WatchEvents stream (events of every tick stepped from now on).
   std::unique_ptr<EventWatch> WatchEvents(const std::string& world_id);
   /// Opens a QueryStream.
