@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "arbiter/core/query_collectors.h"
 #include "arbiter/scene/scene.h"
 #include "arbiter/v1/journal.pb.h"
 #include "journal.h"
@@ -57,11 +58,11 @@ void FillWorldInfo(const WorldEntry& entry, const World& world, bool with_hash, 
   FillWorldInfo(entry.id(), entry.history().capacity(), entry.oldest_tick(world), world, with_hash, out);
 }
 
-absl::Status ParseMode(v1::CastMode mode, const char* field) {
+absl::StatusOr<CastMode> ParseMode(v1::CastMode mode, const char* field) {
   switch (mode) {
-    case v1::CAST_MODE_CLOSEST:
-    case v1::CAST_MODE_ALL:
-    case v1::CAST_MODE_ANY: return absl::OkStatus();
+    case v1::CAST_MODE_CLOSEST: return CastMode::kClosest;
+    case v1::CAST_MODE_ALL: return CastMode::kAll;
+    case v1::CAST_MODE_ANY: return CastMode::kAny;
     case v1::CAST_MODE_UNSPECIFIED:
       return absl::InvalidArgumentError(std::string(field) + ": CAST_MODE_UNSPECIFIED; set CLOSEST, ALL or ANY");
     default: break;
@@ -191,7 +192,7 @@ absl::Status ApplyUpdate(World& world, const wire::BodyUpdate& u, const std::str
 struct ParsedRays {
   OwnedQueryFilter filter;
   std::vector<RayCastInput> rays;
-  v1::CastMode mode = v1::CAST_MODE_CLOSEST;
+  CastMode mode = CastMode::kClosest;
   bool columns = false;
 };
 
@@ -207,55 +208,37 @@ void AppendRow(v1::HitColumns* c, size_t query, const CastHit& h) {
   c->add_normal_y(h.normal.y.raw());
 }
 
+void AppendResult(v1::CastResult* r, bool hit, std::span<const CastHit> hits) {
+  r->set_hit(hit);
+  for (const CastHit& h : hits) wire::ToProto(h, r->add_hits());
+}
+
+// Runs `collect` on `count` queries in chunks of kChunk, checking for
+// cancellation between chunks; collect(start, n) answers [start, start + n).
+template <class Collect>
+absl::Status InChunks(size_t count, const CancelFn& cancelled, Collect collect) {
+  for (size_t start = 0; start < count; start += kChunk) {
+    if (start > 0 && cancelled()) return Cancelled();
+    collect(start, std::min(kChunk, count - start));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status RunCastRays(const World& world, const ParsedRays& p, v1::CastRaysResponse* reply, const CancelFn& cancelled) {
   reply->set_tick(world.tick());
   const QueryFilter filter = p.filter.Get();
-  const size_t n = p.rays.size();
   v1::HitColumns* columns = p.columns ? reply->mutable_columns() : nullptr;
-  if (!p.columns) reply->mutable_results()->Reserve(static_cast<int>(n));
-  std::array<std::optional<CastHit>, kChunk> closest;
-  for (size_t start = 0; start < n; start += kChunk) {
-    if (start > 0 && cancelled()) return Cancelled();
-    const size_t count = std::min(kChunk, n - start);
-    const std::span<const RayCastInput> rays(p.rays.data() + start, count);
-    switch (p.mode) {
-      case v1::CAST_MODE_CLOSEST:
-        world.CastRaysClosest(rays, filter, std::span<std::optional<CastHit>>(closest.data(), count));
-        for (size_t i = 0; i < count; ++i) {
-          if (columns != nullptr) {
-            if (closest[i]) AppendRow(columns, start + i, *closest[i]);
-          } else {
-            v1::CastResult* r = reply->add_results();
-            r->set_hit(closest[i].has_value());
-            if (closest[i]) wire::ToProto(*closest[i], r->add_hits());
-          }
-        }
-        break;
-      case v1::CAST_MODE_ALL:
-        for (size_t i = 0; i < count; ++i) {
-          const std::vector<CastHit> hits = world.CastRayAll(rays[i], filter);
-          if (columns != nullptr) {
-            for (const CastHit& h : hits) AppendRow(columns, start + i, h);
-          } else {
-            v1::CastResult* r = reply->add_results();
-            r->set_hit(!hits.empty());
-            for (const CastHit& h : hits) wire::ToProto(h, r->add_hits());
-          }
-        }
-        break;
-      default:  // ANY (the mode was validated)
-        for (size_t i = 0; i < count; ++i) {
-          const bool hit = world.CastRayAny(rays[i], filter);
-          if (columns != nullptr) {
-            if (hit) columns->add_query_index(static_cast<uint32_t>(start + i));
-          } else {
-            reply->add_results()->set_hit(hit);
-          }
-        }
-        break;
-    }
-  }
-  return absl::OkStatus();
+  if (!p.columns) reply->mutable_results()->Reserve(static_cast<int>(p.rays.size()));
+  const std::span<const RayCastInput> rays(p.rays);
+  return InChunks(rays.size(), cancelled, [&](size_t start, size_t n) {
+    CollectRayCasts(world, rays.subspan(start, n), filter, p.mode,
+                    [&](size_t i, bool hit, std::span<const CastHit> hits) {
+                      if (columns == nullptr) return AppendResult(reply->add_results(), hit, hits);
+                      // ANY reports no hits: its row is the query index alone.
+                      if (hit && hits.empty()) columns->add_query_index(static_cast<uint32_t>(start + i));
+                      for (const CastHit& h : hits) AppendRow(columns, start + i, h);
+                    });
+  });
 }
 
 struct ParsedOverlap {
@@ -271,16 +254,10 @@ struct ParsedOverlaps {
   std::vector<ParsedOverlap> queries;
 };
 
-struct ParsedCast {
-  Shape shape;
-  Transform transform;
-  Vec2 translation;
-};
-
 struct ParsedCasts {
   OwnedQueryFilter filter;
-  std::vector<ParsedCast> casts;
-  v1::CastMode mode = v1::CAST_MODE_CLOSEST;
+  std::vector<WorldShapeCast> casts;
+  CastMode mode = CastMode::kClosest;
 };
 
 absl::Status ParseShapeAt(const v1::Shape& shape, const v1::Transform& transform, bool has_shape,
@@ -499,7 +476,8 @@ absl::StatusOr<ReadOp> Operations::PrepareDescribeWorld(const v1::DescribeWorldR
 
 absl::StatusOr<ReadOp> Operations::PrepareCastRays(const v1::CastRaysRequest& request, v1::CastRaysResponse* reply) {
   reply->set_request_tag(request.request_tag());
-  if (absl::Status s = ParseMode(request.mode(), "mode"); !s.ok()) return s;
+  const absl::StatusOr<CastMode> mode = ParseMode(request.mode(), "mode");
+  if (!mode.ok()) return mode.status();
   const bool has_columns = request.has_columns();
   if (has_columns && request.rays_size() > 0) {
     return absl::InvalidArgumentError("rays: set either rays or columns, not both");
@@ -512,7 +490,7 @@ absl::StatusOr<ReadOp> Operations::PrepareCastRays(const v1::CastRaysRequest& re
   if (!entry.ok()) return entry.status();
 
   auto parsed = std::make_shared<ParsedRays>();
-  parsed->mode = request.mode();
+  parsed->mode = *mode;
   parsed->columns = has_columns;
   if (absl::Status s = FromCore(wire::ParseQueryFilter(request.filter(), "filter", &parsed->filter)); !s.ok()) return s;
   if (has_columns) {
@@ -585,7 +563,8 @@ absl::StatusOr<ReadOp> Operations::PrepareOverlap(const v1::OverlapRequest& requ
 }
 
 absl::StatusOr<ReadOp> Operations::PrepareCastShapes(const v1::CastShapesRequest& request, v1::CastShapesResponse* reply) {
-  if (absl::Status s = ParseMode(request.mode(), "mode"); !s.ok()) return s;
+  const absl::StatusOr<CastMode> mode = ParseMode(request.mode(), "mode");
+  if (!mode.ok()) return mode.status();
   const size_t count = static_cast<size_t>(request.casts_size());
   if (absl::Status s = CheckBatch(count, "casts"); !s.ok()) return s;
   if (absl::Status s = CheckPastTick(request.has_at(), request.at()); !s.ok()) return s;
@@ -593,12 +572,12 @@ absl::StatusOr<ReadOp> Operations::PrepareCastShapes(const v1::CastShapesRequest
   if (!entry.ok()) return entry.status();
 
   auto parsed = std::make_shared<ParsedCasts>();
-  parsed->mode = request.mode();
+  parsed->mode = *mode;
   if (absl::Status s = FromCore(wire::ParseQueryFilter(request.filter(), "filter", &parsed->filter)); !s.ok()) return s;
   parsed->casts.resize(count);
   for (size_t i = 0; i < count; ++i) {
     const v1::ShapeCast& c = request.casts(static_cast<int>(i));
-    ParsedCast& out = parsed->casts[i];
+    WorldShapeCast& out = parsed->casts[i];
     const std::string field = Indexed("casts", i);
     if (absl::Status s = ParseShapeAt(c.shape(), c.transform(), c.has_shape(), field, &out.shape, &out.transform); !s.ok()) {
       return s;
@@ -608,26 +587,18 @@ absl::StatusOr<ReadOp> Operations::PrepareCastShapes(const v1::CastShapesRequest
       return s;
     }
   }
-  return MakeRead(*entry, request, reply, [parsed, reply](const World& world, const CancelFn& cancelled) -> absl::Status {
-                  reply->set_tick(world.tick());
-                  const QueryFilter filter = parsed->filter.Get();
-                  reply->mutable_results()->Reserve(static_cast<int>(parsed->casts.size()));
-                  for (size_t i = 0; i < parsed->casts.size(); ++i) {
-                    if (i % kChunk == 0 && i > 0 && cancelled()) return Cancelled();
-                    const ParsedCast& c = parsed->casts[i];
-                    v1::CastResult* r = reply->add_results();
-                    if (parsed->mode == v1::CAST_MODE_ALL) {
-                      const std::vector<CastHit> hits = world.CastShapeAll(c.shape, c.transform, c.translation, filter);
-                      r->set_hit(!hits.empty());
-                      for (const CastHit& h : hits) wire::ToProto(h, r->add_hits());
-                    } else {
-                      const std::optional<CastHit> hit = world.CastShapeClosest(c.shape, c.transform, c.translation, filter);
-                      r->set_hit(hit.has_value());
-                      if (hit && parsed->mode == v1::CAST_MODE_CLOSEST) wire::ToProto(*hit, r->add_hits());
-                    }
-                  }
-                  return absl::OkStatus();
-                });
+  return MakeRead(*entry, request, reply, [parsed, reply](const World& world, const CancelFn& cancelled) {
+    reply->set_tick(world.tick());
+    const QueryFilter filter = parsed->filter.Get();
+    reply->mutable_results()->Reserve(static_cast<int>(parsed->casts.size()));
+    const std::span<const WorldShapeCast> casts(parsed->casts);
+    return InChunks(casts.size(), cancelled, [&](size_t start, size_t n) {
+      CollectShapeCasts(world, casts.subspan(start, n), filter, parsed->mode,
+                        [&](size_t, bool hit, std::span<const CastHit> hits) {
+                          AppendResult(reply->add_results(), hit, hits);
+                        });
+    });
+  });
 }
 
 absl::StatusOr<ReadOp> Operations::PrepareValidateHit(const v1::ValidateHitRequest& request,
