@@ -32,6 +32,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "arbiter/v1/journal.pb.h"
+#include "journal_store.h"
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -53,7 +54,7 @@ struct JournalOptions {
   uint32_t max_pages = 0;
 };
 
-class Journal {
+class Journal final : public JournalStore {
  public:
   static absl::StatusOr<std::unique_ptr<Journal>> Open(const JournalOptions& options);
   ~Journal();
@@ -72,9 +73,9 @@ class Journal {
   /// A new world: its header (seq 0) and creation snapshot (seq 1), in one
   /// transaction. Returns the world's key.
   absl::StatusOr<int64_t> CreateWorld(const std::string& world_id, const v1::JournalRecord& header,
-                                      const v1::JournalRecord& snapshot);
+                                      const v1::JournalRecord& snapshot) override;
   /// Deletes the world and every record of it, in one transaction.
-  absl::Status DeleteWorld(int64_t key);
+  absl::Status DeleteWorld(int64_t key) override;
   /// Deletes what is left of worlds marked deleted (by an older server,
   /// which kept their records); returns how many worlds.
   absl::StatusOr<int64_t> PurgeDeletedWorlds();
@@ -83,7 +84,7 @@ class Journal {
   /// transaction; returns how many records went. Only a prefix before a
   /// snapshot goes, so recovery and exports always find a snapshot to
   /// start from and every record after it.
-  absl::StatusOr<int64_t> Compact(int64_t key, int64_t keep_from_tick);
+  absl::StatusOr<int64_t> Compact(int64_t key, int64_t keep_from_tick) override;
 
   struct Usage {
     int64_t records = 0;     ///< records of every world
@@ -93,11 +94,10 @@ class Journal {
   absl::StatusOr<Usage> MeasureUsage();
   /// Appends records of one world in one transaction (a step and the
   /// checkpoint after it commit together).
-  absl::Status Append(int64_t key, const std::vector<const v1::JournalRecord*>& records);
+  absl::Status Append(int64_t key, const std::vector<const v1::JournalRecord*>& records) override;
   /// Appends a recorded query (its seq: the last change it saw).
-  absl::Status AppendQuery(int64_t key, const v1::JournalRecord& record);
+  absl::Status AppendQuery(int64_t key, const v1::JournalRecord& record) override;
 
-  using Visit = std::function<absl::Status(const v1::JournalRecord&)>;
   /// What a restart replays: the header, then the newest snapshot at or
   /// before (last tick - the world's history_ticks) (the oldest one if none
   /// is), then every record after it. Queries are not included.
@@ -105,7 +105,7 @@ class Journal {
   /// An export: the header, the newest snapshot at or before from_tick,
   /// then every record after it whose tick is below to_tick (0: all), with
   /// each change's recorded queries right after it.
-  absl::Status ReadRange(int64_t key, int64_t from_tick, int64_t to_tick, const Visit& visit);
+  absl::Status ReadRange(int64_t key, int64_t from_tick, int64_t to_tick, const Visit& visit) override;
 
  private:
   Journal() = default;

@@ -16,6 +16,13 @@
 // Reads are split in two: Prepare* validates without any lock and returns a
 // ReadOp that the service runs under the world's shared lock, on whatever
 // thread can take it (see ArbiterService).
+//
+// One file per capability: operations_queries.cc (reads),
+// operations_worlds.cc (create, adopt, list, delete), operations_bodies.cc
+// (AddBodies, RemoveBodies, UpdateBodies through one path, Change; Restore),
+// operations_step.cc (Step), operations_journal.cc (records, compaction,
+// export); request_checks.h, body_updates.h and world_records.h hold what
+// they share.
 #pragma once
 
 #include <cstddef>
@@ -29,6 +36,7 @@
 #include "arbiter/core/world.h"
 #include "arbiter/v1/arbiter.pb.h"
 #include "arbiter/v1/journal.pb.h"
+#include "journal_store.h"
 #include "world_registry.h"
 
 namespace arbiter::server {
@@ -44,11 +52,9 @@ struct ServiceLimits {
   uint64_t max_scene_bytes = uint64_t{256} << 20;  ///< largest scene file CreateWorld loads
 };
 
-class Journal;
-
-/// Where accepted changes go before they are acknowledged (journal.h).
+/// Where accepted changes go before they are acknowledged (journal_store.h).
 struct Durability {
-  Journal* journal = nullptr;         ///< null: nowhere (in memory only)
+  JournalStore* journal = nullptr;         ///< null: nowhere (in memory only)
   uint32_t snapshot_every_ticks = 600;  ///< a checkpoint whenever tick % this == 0
   bool record_queries = false;        ///< also journal queries and their answers
   /// Ticks of records kept beyond each world's history window: a
@@ -127,10 +133,11 @@ class Operations {
   absl::Status JournalChange(WorldEntry& entry, std::vector<v1::JournalRecord*> records);
   /// Whether `entry`'s changes go to a journal (records are built only then).
   bool Journaled(const WorldEntry& entry) const;
-  /// JournalChange of one record holding `request` in `field`, made at `tick`.
-  template <class Request>
-  absl::Status JournalRequest(WorldEntry& entry, int64_t tick, Request* (v1::JournalRecord::*field)(),
-                              const Request& request);
+  /// The one path of a change to bodies: under the exclusive lock of a live
+  /// world, expected_tick, apply(world), then `request` journaled in
+  /// `field` at the world's tick (operations_bodies.cc).
+  template <class Request, class Apply>
+  absl::Status Change(WorldEntry& entry, const Request& request, Request* (v1::JournalRecord::*field)(), Apply apply);
   /// Appends a query and its reply when --journal_queries is on.
   void JournalQuery(const WorldEntry& entry, const World& live, v1::JournalRecord record) const;
   /// Wraps a read so it runs on the world as at `at` (when set) and, when
