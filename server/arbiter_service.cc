@@ -50,7 +50,7 @@ grpc::ServerUnaryReactor* ArbiterService::RunRead(grpc::CallbackServerContext* c
   }
   const CancelFn cancelled = CancelOf(context);
   absl::Status status;
-  if (op->entry->TryRead([&](const World& world) { status = op->run(world, cancelled); })) {
+  if (op->entry->TryReadLive([&](const World& world) { return op->run(world, cancelled); }, &status)) {
     reactor->Finish(ToGrpc(CheckReplySize(std::move(status), *reply)));
     return reactor;
   }
@@ -60,7 +60,7 @@ grpc::ServerUnaryReactor* ArbiterService::RunRead(grpc::CallbackServerContext* c
       reactor->Finish(ToGrpc(absl::CancelledError("cancelled before it ran")));
       return;
     }
-    const absl::Status s = op.entry->Read([&](const World& world) { return op.run(world, cancelled); });
+    const absl::Status s = op.entry->ReadLive([&](const World& world) { return op.run(world, cancelled); });
     reactor->Finish(ToGrpc(CheckReplySize(s, *reply)));
   };
   if (!pool_->Submit(std::move(task))) reactor->Finish(ToGrpc(Unavailable()));
@@ -254,6 +254,7 @@ class ArbiterService::ExportReactor final : public grpc::ServerWriteReactor<v1::
     }
     const size_t n = std::min(kChunkBytes, file_.size() - offset_);
     chunk_.set_data(file_.data() + offset_, n);
+    chunk_.set_total_bytes(file_.size());
     offset_ += n;
     StartWrite(&chunk_);
   }
@@ -427,12 +428,12 @@ class ArbiterService::QueryStreamReactor final
     }
     const CancelFn cancelled = CancelOf(context_);
     absl::Status status;
-    if (op->entry->TryRead([&](const World& world) { status = op->run(world, cancelled); })) {
+    if (op->entry->TryReadLive([&](const World& world) { return op->run(world, cancelled); }, &status)) {
       Reply(std::move(status));
       return;
     }
     auto task = [this, op = std::move(*op), cancelled] {
-      Reply(op.entry->Read([&](const World& world) { return op.run(world, cancelled); }));
+      Reply(op.entry->ReadLive([&](const World& world) { return op.run(world, cancelled); }));
     };
     if (!service_->pool_->Submit(std::move(task))) Finish(ToGrpc(Unavailable()));
   }

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <map>
 
+#include "data_dir_lock.h"
+
 namespace arbiter::server {
 namespace {
 
@@ -78,6 +80,9 @@ absl::StatusOr<std::unique_ptr<Journal>> Journal::Open(const JournalOptions& opt
   std::filesystem::create_directories(options.data_dir, ec);
   if (ec) return absl::FailedPreconditionError("data_dir: cannot create '" + options.data_dir + "': " + ec.message());
   std::unique_ptr<Journal> j(new Journal());
+  absl::StatusOr<std::unique_ptr<DataDirLock>> lock = DataDirLock::Acquire(options.data_dir);
+  if (!lock.ok()) return lock.status();
+  j->lock_ = std::move(*lock);
   j->path_ = (std::filesystem::path(options.data_dir) / "arbiter.db").string();
   if (sqlite3_open_v2(j->path_.c_str(), &j->db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX,
                       nullptr) != SQLITE_OK) {
@@ -135,9 +140,9 @@ absl::StatusOr<int64_t> Journal::CreateWorld(const std::string& world_id, const 
   std::lock_guard<std::mutex> lock(mu_);
   if (absl::Status s = Begin(); !s.ok()) return s;
   Statement st(db_, "INSERT INTO worlds(world_id, live) VALUES(?, 1);");
-  if (!st.ok()) return Error("prepare create");
   st.Bind(1, world_id);
-  if (sqlite3_step(st.get()) != SQLITE_DONE) {
+  // A transaction left open would make every later Begin fail.
+  if (!st.ok() || sqlite3_step(st.get()) != SQLITE_DONE) {
     absl::Status s = Error("create world");
     Rollback();
     return s;
@@ -149,11 +154,86 @@ absl::StatusOr<int64_t> Journal::CreateWorld(const std::string& world_id, const 
 
 absl::Status Journal::DeleteWorld(int64_t key) {
   std::lock_guard<std::mutex> lock(mu_);
-  Statement st(db_, "UPDATE worlds SET live = 0 WHERE key = ?;");
-  if (!st.ok()) return Error("prepare delete");
-  st.Bind(1, key);
-  if (sqlite3_step(st.get()) != SQLITE_DONE) return Error("delete world");
+  if (absl::Status s = Begin(); !s.ok()) return s;
+  for (const char* sql : {"DELETE FROM records WHERE world_key = ?1;", "DELETE FROM queries WHERE world_key = ?1;",
+                          "DELETE FROM worlds WHERE key = ?1;"}) {
+    if (absl::StatusOr<int64_t> changed = Change(sql, key); !changed.ok()) {
+      Rollback();
+      return changed.status();
+    }
+  }
+  if (absl::Status s = Commit(); !s.ok()) {
+    Rollback();
+    return s;
+  }
   return absl::OkStatus();
+}
+
+absl::StatusOr<int64_t> Journal::Change(const char* sql, int64_t key, int64_t seq) {
+  Statement st(db_, sql);
+  if (!st.ok()) return Error("prepare");
+  st.Bind(1, key);
+  if (sqlite3_bind_parameter_count(st.get()) >= 2) st.Bind(2, seq);
+  if (sqlite3_step(st.get()) != SQLITE_DONE) return Error("change");
+  return static_cast<int64_t>(sqlite3_changes(db_));
+}
+
+absl::StatusOr<int64_t> Journal::QueryInt(const char* sql) {
+  Statement st(db_, sql);
+  if (!st.ok() || sqlite3_step(st.get()) != SQLITE_ROW) return Error("read");
+  return sqlite3_column_int64(st.get(), 0);
+}
+
+absl::StatusOr<int64_t> Journal::PurgeDeletedWorlds() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (absl::Status s = Begin(); !s.ok()) return s;
+  absl::StatusOr<int64_t> worlds = 0;
+  for (const char* sql : {"DELETE FROM records WHERE world_key IN (SELECT key FROM worlds WHERE live = 0);",
+                          "DELETE FROM queries WHERE world_key IN (SELECT key FROM worlds WHERE live = 0);",
+                          "DELETE FROM worlds WHERE live = 0;"}) {
+    worlds = Change(sql, 0);
+    if (!worlds.ok()) {
+      Rollback();
+      return worlds.status();
+    }
+  }
+  if (absl::Status s = Commit(); !s.ok()) {
+    Rollback();
+    return s;
+  }
+  return worlds;
+}
+
+absl::StatusOr<int64_t> Journal::Compact(int64_t key, int64_t keep_from_tick) {
+  std::lock_guard<std::mutex> lock(mu_);
+  absl::StatusOr<int64_t> keep = FindSnapshotSeq(key, keep_from_tick);
+  if (!keep.ok()) return keep.status();
+  if (absl::Status s = Begin(); !s.ok()) return s;
+  absl::StatusOr<int64_t> records = Change("DELETE FROM records WHERE world_key = ?1 AND seq > 0 AND seq < ?2;", key, *keep);
+  absl::StatusOr<int64_t> queries =
+      records.ok() ? Change("DELETE FROM queries WHERE world_key = ?1 AND seq < ?2;", key, *keep) : records;
+  absl::Status s = queries.ok() ? Commit() : queries.status();
+  if (!s.ok()) {
+    Rollback();
+    return s;
+  }
+  return records;
+}
+
+absl::StatusOr<Journal::Usage> Journal::MeasureUsage() {
+  std::lock_guard<std::mutex> lock(mu_);
+  Usage usage;
+  absl::StatusOr<int64_t> records = QueryInt("SELECT COUNT(*) FROM records;");
+  absl::StatusOr<int64_t> pages = QueryInt("PRAGMA page_count;");
+  absl::StatusOr<int64_t> free_pages = QueryInt("PRAGMA freelist_count;");
+  absl::StatusOr<int64_t> page_size = QueryInt("PRAGMA page_size;");
+  for (const absl::StatusOr<int64_t>* v : {&records, &pages, &free_pages, &page_size}) {
+    if (!v->ok()) return v->status();
+  }
+  usage.records = *records;
+  usage.file_bytes = *pages * *page_size;
+  usage.bytes_used = (*pages - *free_pages) * *page_size;
+  return usage;
 }
 
 absl::Status Journal::Append(int64_t key, const std::vector<const v1::JournalRecord*>& records) {
@@ -216,21 +296,27 @@ absl::StatusOr<int64_t> Journal::FindSnapshotSeq(int64_t key, int64_t at_or_befo
   return sqlite3_column_int64(st.get(), 0);
 }
 
-absl::Status Journal::ReadForRecovery(int64_t key, const Visit& visit) {
-  std::lock_guard<std::mutex> lock(mu_);
-  // Start far enough back that the lag-compensation window is whole again.
+absl::Status Journal::ReadHead(int64_t key, v1::JournalRecord* header, int64_t* last_tick) {
   Statement head(db_,
                  "SELECT (SELECT record FROM records WHERE world_key = ?1 AND seq = 0),"
                  " (SELECT COALESCE(MAX(tick), 0) FROM records WHERE world_key = ?1);");
   if (!head.ok()) return Error("prepare");
   head.Bind(1, key);
   if (sqlite3_step(head.get()) != SQLITE_ROW) return Error("read header");
-  v1::JournalRecord header;
-  if (!header.ParseFromArray(sqlite3_column_blob(head.get(), 0), sqlite3_column_bytes(head.get(), 0)) ||
-      !header.has_header()) {
+  if (!header->ParseFromArray(sqlite3_column_blob(head.get(), 0), sqlite3_column_bytes(head.get(), 0)) ||
+      !header->has_header()) {
     return absl::DataLossError("journal " + path_ + ": world " + std::to_string(key) + " has no header");
   }
-  const int64_t last_tick = sqlite3_column_int64(head.get(), 1);
+  *last_tick = sqlite3_column_int64(head.get(), 1);
+  return absl::OkStatus();
+}
+
+absl::Status Journal::ReadForRecovery(int64_t key, const Visit& visit) {
+  std::lock_guard<std::mutex> lock(mu_);
+  v1::JournalRecord header;
+  int64_t last_tick = 0;
+  if (absl::Status s = ReadHead(key, &header, &last_tick); !s.ok()) return s;
+  // Start far enough back that the lag-compensation window is whole again.
   absl::StatusOr<int64_t> from = FindSnapshotSeq(key, last_tick - header.header().history_ticks());
   if (!from.ok()) return from.status();
   Statement st(db_, "SELECT record FROM records WHERE world_key = ?1 AND (seq = 0 OR seq >= ?2) ORDER BY seq;");

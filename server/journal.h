@@ -14,8 +14,8 @@
 //   off     as normal for a process crash; a power loss may corrupt the
 //           store. For tests and benchmarks.
 //
-// Layout: `worlds` (one row per world ever created; `live` cleared when it
-// is deleted), `records` (JournalRecord bytes by (world, seq)), `queries`
+// Layout: `worlds` (one row per world; a deleted world's row and records
+// are deleted with it), `records` (JournalRecord bytes by (world, seq)), `queries`
 // (recorded queries by (world, seq of the last change they saw, n)).
 //
 // Thread safety: every method may be called from any thread; one mutex
@@ -32,11 +32,14 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "arbiter/v1/journal.pb.h"
+#include "journal_store.h"
 
 struct sqlite3;
 struct sqlite3_stmt;
 
 namespace arbiter::server {
+
+class DataDirLock;
 
 enum class JournalSync { kFull, kNormal, kOff };
 
@@ -51,7 +54,7 @@ struct JournalOptions {
   uint32_t max_pages = 0;
 };
 
-class Journal {
+class Journal final : public JournalStore {
  public:
   static absl::StatusOr<std::unique_ptr<Journal>> Open(const JournalOptions& options);
   ~Journal();
@@ -70,16 +73,31 @@ class Journal {
   /// A new world: its header (seq 0) and creation snapshot (seq 1), in one
   /// transaction. Returns the world's key.
   absl::StatusOr<int64_t> CreateWorld(const std::string& world_id, const v1::JournalRecord& header,
-                                      const v1::JournalRecord& snapshot);
-  /// Marks the world deleted (its records stay, for audits).
-  absl::Status DeleteWorld(int64_t key);
+                                      const v1::JournalRecord& snapshot) override;
+  /// Deletes the world and every record of it, in one transaction.
+  absl::Status DeleteWorld(int64_t key) override;
+  /// Deletes what is left of worlds marked deleted (by an older server,
+  /// which kept their records); returns how many worlds.
+  absl::StatusOr<int64_t> PurgeDeletedWorlds();
+  /// Deletes the world's records (and recorded queries) before its newest
+  /// snapshot at or before `keep_from_tick` (its oldest if none is), in one
+  /// transaction; returns how many records went. Only a prefix before a
+  /// snapshot goes, so recovery and exports always find a snapshot to
+  /// start from and every record after it.
+  absl::StatusOr<int64_t> Compact(int64_t key, int64_t keep_from_tick) override;
+
+  struct Usage {
+    int64_t records = 0;     ///< records of every world
+    int64_t bytes_used = 0;  ///< pages in use (the file less its free pages)
+    int64_t file_bytes = 0;  ///< the database file (freed pages are reused, not returned)
+  };
+  absl::StatusOr<Usage> MeasureUsage();
   /// Appends records of one world in one transaction (a step and the
   /// checkpoint after it commit together).
-  absl::Status Append(int64_t key, const std::vector<const v1::JournalRecord*>& records);
+  absl::Status Append(int64_t key, const std::vector<const v1::JournalRecord*>& records) override;
   /// Appends a recorded query (its seq: the last change it saw).
-  absl::Status AppendQuery(int64_t key, const v1::JournalRecord& record);
+  absl::Status AppendQuery(int64_t key, const v1::JournalRecord& record) override;
 
-  using Visit = std::function<absl::Status(const v1::JournalRecord&)>;
   /// What a restart replays: the header, then the newest snapshot at or
   /// before (last tick - the world's history_ticks) (the oldest one if none
   /// is), then every record after it. Queries are not included.
@@ -87,7 +105,7 @@ class Journal {
   /// An export: the header, the newest snapshot at or before from_tick,
   /// then every record after it whose tick is below to_tick (0: all), with
   /// each change's recorded queries right after it.
-  absl::Status ReadRange(int64_t key, int64_t from_tick, int64_t to_tick, const Visit& visit);
+  absl::Status ReadRange(int64_t key, int64_t from_tick, int64_t to_tick, const Visit& visit) override;
 
  private:
   Journal() = default;
@@ -101,7 +119,14 @@ class Journal {
   absl::Status InsertAndCommit(int64_t key, const std::vector<const v1::JournalRecord*>& records);
   absl::Status VisitRows(sqlite3_stmt* stmt, const Visit& visit);
   absl::StatusOr<int64_t> FindSnapshotSeq(int64_t key, int64_t at_or_before_tick);
+  /// The world's header and its last tick.
+  absl::Status ReadHead(int64_t key, v1::JournalRecord* header, int64_t* last_tick);
+  /// Runs `sql` with ?1 = key and ?2 = seq (when given); the rows changed.
+  absl::StatusOr<int64_t> Change(const char* sql, int64_t key, int64_t seq = 0);
+  absl::StatusOr<int64_t> QueryInt(const char* sql);
 
+  // Held while the store is open: one server per data directory.
+  std::unique_ptr<DataDirLock> lock_;
   std::string path_;
   std::mutex mu_;
   sqlite3* db_ = nullptr;

@@ -33,6 +33,9 @@ ABSL_FLAG(std::string, journal_sync, "normal",
           "full: acknowledged changes survive power loss (fsync per change); normal: they survive a process "
           "crash, a power loss may drop the last few; off: tests only");
 ABSL_FLAG(uint32_t, snapshot_every_ticks, 600, "journal a full snapshot whenever the tick crosses a multiple of this");
+ABSL_FLAG(int64_t, journal_retain_ticks, 216000,
+          "ticks of journal records kept beyond each world's history window (for exports); older records are "
+          "compacted away at each checkpoint");
 ABSL_FLAG(bool, journal_queries, false, "also journal every query and its answer (for audits with arbiter replay)");
 ABSL_FLAG(uint32_t, history_seconds, 2, "seconds of past ticks each world keeps for lag-compensated queries");
 ABSL_FLAG(uint32_t, max_history_ticks, 36000, "most past ticks a world may keep (CreateWorld.history_ticks)");
@@ -89,6 +92,7 @@ int main(int argc, char** argv) {
   options.data_dir = absl::GetFlag(FLAGS_data_dir);
   options.snapshot_every_ticks = absl::GetFlag(FLAGS_snapshot_every_ticks);
   options.journal_queries = absl::GetFlag(FLAGS_journal_queries);
+  options.journal_retain_ticks = absl::GetFlag(FLAGS_journal_retain_ticks);
   absl::StatusOr<arbiter::server::JournalSync> sync = arbiter::server::ParseJournalSync(absl::GetFlag(FLAGS_journal_sync));
   if (!sync.ok()) {
     std::fprintf(stderr, "arbiter-server: %s\n", std::string(sync.status().message()).c_str());
@@ -122,6 +126,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "arbiter-server: journal in %s (sync %s); recovered %zu world(s)%s%s\n",
                  options.data_dir.c_str(), absl::GetFlag(FLAGS_journal_sync).c_str(), (*server)->recovered().size(),
                  (*server)->recovered().empty() ? "" : ": ", absl::StrJoin((*server)->recovered(), ", ").c_str());
+    absl::StatusOr<arbiter::server::Journal::Usage> usage = (*server)->JournalUsage();
+    if (usage.ok()) {
+      std::fprintf(stderr,
+                   "arbiter-server: journal holds %lld records in %lld bytes (file %lld bytes); purged %lld deleted "
+                   "world(s)\n",
+                   static_cast<long long>(usage->records), static_cast<long long>(usage->bytes_used),
+                   static_cast<long long>(usage->file_bytes), static_cast<long long>((*server)->purged_worlds()));
+    }
   }
   std::printf("arbiter-server listening on %s:%d (worlds: %s)\n", host.c_str(), (*server)->port(),
               (*server)->preloaded().empty() ? "none" : absl::StrJoin((*server)->preloaded(), ", ").c_str());

@@ -16,6 +16,13 @@
 // Reads are split in two: Prepare* validates without any lock and returns a
 // ReadOp that the service runs under the world's shared lock, on whatever
 // thread can take it (see ArbiterService).
+//
+// One file per capability: operations_queries.cc (reads),
+// operations_worlds.cc (create, adopt, list, delete), operations_bodies.cc
+// (AddBodies, RemoveBodies, UpdateBodies through one path, Change; Restore),
+// operations_step.cc (Step), operations_journal.cc (records, compaction,
+// export); request_checks.h, body_updates.h and world_records.h hold what
+// they share.
 #pragma once
 
 #include <cstddef>
@@ -29,6 +36,7 @@
 #include "arbiter/core/world.h"
 #include "arbiter/v1/arbiter.pb.h"
 #include "arbiter/v1/journal.pb.h"
+#include "journal_store.h"
 #include "world_registry.h"
 
 namespace arbiter::server {
@@ -44,13 +52,15 @@ struct ServiceLimits {
   uint64_t max_scene_bytes = uint64_t{256} << 20;  ///< largest scene file CreateWorld loads
 };
 
-class Journal;
-
-/// Where accepted changes go before they are acknowledged (journal.h).
+/// Where accepted changes go before they are acknowledged (journal_store.h).
 struct Durability {
-  Journal* journal = nullptr;         ///< null: nowhere (in memory only)
+  JournalStore* journal = nullptr;         ///< null: nowhere (in memory only)
   uint32_t snapshot_every_ticks = 600;  ///< a checkpoint whenever tick % this == 0
   bool record_queries = false;        ///< also journal queries and their answers
+  /// Ticks of records kept beyond each world's history window: a
+  /// checkpoint compacts the journal up to the newest snapshot at or before
+  /// (tick - history_ticks - retain_ticks).
+  int64_t retain_ticks = 216000;
 };
 
 /// Polled between batch items and between ticks; true once the caller has
@@ -98,6 +108,10 @@ class Operations {
   absl::StatusOr<std::shared_ptr<WorldEntry>> AdoptWorld(const std::string& id, uint32_t history_ticks,
                                                          const std::string& snapshot);
 
+  /// Drops the journal records of `entry` that no recovery or retained
+  /// export needs (Journal::Compact); after each checkpoint and at start.
+  void CompactJournal(const WorldEntry& entry, const World& world);
+
   /// Loads a scene file named by the operator (--scene) as a world called
   /// after the scene's "name"; returns that name.
   absl::StatusOr<std::string> PreloadScene(const std::string& path);
@@ -109,17 +123,21 @@ class Operations {
   absl::StatusOr<uint32_t> HistoryTicks(uint32_t requested, int32_t tick_hz) const;
   /// Journals a new world before it is inserted (no-op without a journal).
   absl::Status JournalNewWorld(const std::string& id, const World& world, uint32_t history_ticks, int64_t* key);
+  /// Inserts a new world, visible only once its creation is journaled.
+  absl::StatusOr<std::shared_ptr<WorldEntry>> InsertNewWorld(const std::string& id, World world,
+                                                             uint32_t history_ticks);
   /// Journals `records` (seq assigned here) for a change already applied to
-  /// `world` under its exclusive lock. On failure the world is taken out of
-  /// the registry, so nobody sees the unacknowledged change; a restart
-  /// recovers the last acknowledged state.
+  /// `world` under its exclusive lock. On failure the world is taken
+  /// offline (WorldEntry::TakeOffline), so nobody sees the unacknowledged
+  /// change; a restart recovers the last acknowledged state.
   absl::Status JournalChange(WorldEntry& entry, std::vector<v1::JournalRecord*> records);
   /// Whether `entry`'s changes go to a journal (records are built only then).
   bool Journaled(const WorldEntry& entry) const;
-  /// JournalChange of one record holding `request` in `field`, made at `tick`.
-  template <class Request>
-  absl::Status JournalRequest(WorldEntry& entry, int64_t tick, Request* (v1::JournalRecord::*field)(),
-                              const Request& request);
+  /// The one path of a change to bodies: under the exclusive lock of a live
+  /// world, expected_tick, apply(world), then `request` journaled in
+  /// `field` at the world's tick (operations_bodies.cc).
+  template <class Request, class Apply>
+  absl::Status Change(WorldEntry& entry, const Request& request, Request* (v1::JournalRecord::*field)(), Apply apply);
   /// Appends a query and its reply when --journal_queries is on.
   void JournalQuery(const WorldEntry& entry, const World& live, v1::JournalRecord record) const;
   /// Wraps a read so it runs on the world as at `at` (when set) and, when

@@ -86,16 +86,26 @@ absl::StatusOr<std::unique_ptr<ArbiterServer>> ArbiterServer::Start(const Server
 
   s->registry_ = std::make_unique<WorldRegistry>(options.registry);
   Durability durability;
+  if (options.journal_retain_ticks < 0) return absl::InvalidArgumentError("--journal_retain_ticks: must not be negative");
   if (!options.data_dir.empty()) {
     absl::StatusOr<std::unique_ptr<Journal>> journal = Journal::Open({options.data_dir, options.journal_sync, options.journal_max_pages});
     if (!journal.ok()) return journal.status();
     s->journal_ = std::move(*journal);
     if (absl::Status r = s->Recover(); !r.ok()) return r;
+    absl::StatusOr<int64_t> purged = s->journal_->PurgeDeletedWorlds();
+    if (!purged.ok()) return purged.status();
+    s->purged_worlds_ = *purged;
     durability.journal = s->journal_.get();
     durability.snapshot_every_ticks = options.snapshot_every_ticks;
     durability.record_queries = options.journal_queries;
+    durability.retain_ticks = options.journal_retain_ticks;
   }
   s->operations_ = std::make_unique<Operations>(s->registry_.get(), options.service, durability);
+  if (durability.journal != nullptr) {
+    for (const std::shared_ptr<WorldEntry>& entry : s->registry_->List()) {
+      entry->Read([&](const World& world) { s->operations_->CompactJournal(*entry, world); });
+    }
+  }
   for (const std::string& path : options.preload_scenes) {
     absl::StatusOr<std::string> name = s->operations_->PreloadScene(path);
     if (!name.ok()) return name.status();
@@ -111,14 +121,18 @@ absl::StatusOr<std::unique_ptr<ArbiterServer>> ArbiterServer::Start(const Server
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
   builder.AddListeningPort(options.listen, *credentials, &s->port_);
+  // gRPC turns SO_REUSEPORT on by default, which lets a second server bind
+  // the same port and take half the calls; a taken port must fail instead.
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
   builder.RegisterService(s->service_.get());
   const int max_bytes = static_cast<int>(std::min<size_t>(options.service.max_message_bytes, INT32_MAX));
   builder.SetMaxReceiveMessageSize(max_bytes);
   builder.SetMaxSendMessageSize(max_bytes);
   s->server_ = builder.BuildAndStart();
   if (s->server_ == nullptr || s->port_ == 0) {
-    return absl::UnavailableError("listen: cannot listen on '" + options.listen + "'" +
-                                  (options.tls.cert_file.empty() ? "" : " (or the TLS certificate and key do not match)"));
+    return absl::UnavailableError("listen: cannot listen on '" + options.listen +
+                                  "' (is another process using the port?" +
+                                  (options.tls.cert_file.empty() ? ")" : " Or the TLS certificate and key do not match)"));
   }
   return s;
 }
@@ -138,6 +152,11 @@ absl::Status ArbiterServer::Recover() {
     recovered_.push_back(stored.world_id);
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<Journal::Usage> ArbiterServer::JournalUsage() {
+  if (journal_ == nullptr) return absl::FailedPreconditionError("this server keeps no journal");
+  return journal_->MeasureUsage();
 }
 
 ArbiterServer::~ArbiterServer() { Shutdown(std::chrono::milliseconds(0)); }

@@ -51,6 +51,8 @@ struct ServerOptions {
   JournalSync journal_sync = JournalSync::kNormal;
   uint32_t snapshot_every_ticks = 600;
   bool journal_queries = false;
+  /// Ticks of journal records kept beyond each world's history window.
+  int64_t journal_retain_ticks = 216000;
   /// Tests only: the journal's page limit (a full disk); 0: none.
   uint32_t journal_max_pages = 0;
   /// Tokens and per-caller limits (access.h).
@@ -78,6 +80,10 @@ class ArbiterServer {
   const std::vector<std::string>& preloaded() const { return preloaded_; }
   /// Worlds recovered from the journal at start, by journal key.
   const std::vector<std::string>& recovered() const { return recovered_; }
+  /// Deleted worlds whose records an older server had kept, purged at start.
+  int64_t purged_worlds() const { return purged_worlds_; }
+  /// The journal's size now; FAILED_PRECONDITION without a journal.
+  absl::StatusOr<Journal::Usage> JournalUsage();
   WorldRegistry& registry() { return *registry_; }
   grpc::Server& grpc_server() { return *server_; }
   AccessControl& access() { return *access_; }
@@ -112,6 +118,7 @@ class ArbiterServer {
   int port_ = 0;
   std::vector<std::string> preloaded_;
   std::vector<std::string> recovered_;
+  int64_t purged_worlds_ = 0;
   std::vector<std::string> warnings_;
   std::once_flag shutdown_once_;
 };

@@ -13,6 +13,22 @@ absl::Status ValidateWorldId(std::string_view id, std::string_view field) {
   return absl::OkStatus();
 }
 
+absl::Status WorldEntry::Availability() const {
+  switch (state_.load()) {
+    case State::kLive: return absl::OkStatus();
+    case State::kCreating: return absl::NotFoundError("world_id: no world '" + id_ + "'");
+    case State::kOffline: break;
+  }
+  return absl::UnavailableError("world_id: world '" + id_ + "' is offline (" + offline_reason_ +
+                                "); a restart recovers its last acknowledged state");
+}
+
+void WorldEntry::TakeOffline(const std::string& why) {
+  offline_reason_ = why;
+  state_.store(State::kOffline);
+  events_.Close(Availability());
+}
+
 absl::Status WorldRegistry::CheckCanInsertLocked(std::string_view id) const {
   if (closed_) return absl::UnavailableError("server shutting down");
   if (worlds_.find(id) != worlds_.end()) {
@@ -31,11 +47,11 @@ absl::Status WorldRegistry::CheckCanInsert(std::string_view id) const {
 }
 
 absl::StatusOr<std::shared_ptr<WorldEntry>> WorldRegistry::Insert(std::string id, World world, uint32_t history_ticks,
-                                                                  JournalCursor journal) {
+                                                                  JournalCursor journal, WorldEntry::State state) {
   std::lock_guard<std::mutex> lock(mu_);
   if (absl::Status s = CheckCanInsertLocked(id); !s.ok()) return s;
   auto entry =
-      std::make_shared<WorldEntry>(id, std::move(world), history_ticks, limits_.hash_window_ticks, journal);
+      std::make_shared<WorldEntry>(id, std::move(world), history_ticks, limits_.hash_window_ticks, journal, state);
   worlds_.emplace(std::move(id), entry);
   return entry;
 }
@@ -44,6 +60,7 @@ absl::StatusOr<std::shared_ptr<WorldEntry>> WorldRegistry::Find(std::string_view
   std::lock_guard<std::mutex> lock(mu_);
   auto it = worlds_.find(id);
   if (it == worlds_.end()) return absl::NotFoundError("world_id: no world '" + std::string(id) + "'");
+  if (absl::Status s = it->second->Availability(); !s.ok()) return s;
   return it->second;
 }
 
@@ -64,7 +81,9 @@ std::vector<std::shared_ptr<WorldEntry>> WorldRegistry::List() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<std::shared_ptr<WorldEntry>> out;
   out.reserve(worlds_.size());
-  for (const auto& [id, entry] : worlds_) out.push_back(entry);
+  for (const auto& [id, entry] : worlds_) {
+    if (entry->Availability().ok()) out.push_back(entry);
+  }
   return out;
 }
 

@@ -10,6 +10,7 @@
 // only the id -> world map and is never held while a world is locked.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -70,8 +71,18 @@ struct JournalCursor {
 /// One world and its lock, event fan-out, recent past and journal cursor.
 class WorldEntry {
  public:
-  WorldEntry(std::string id, World world, uint32_t history_ticks, size_t hash_window, JournalCursor journal = {})
+  /// Whether the world may be shown. kCreating: inserted to reserve its id
+  /// while its creation is journaled, invisible (NOT_FOUND) until then.
+  /// kOffline: a change could not be journaled; the world's state is no
+  /// longer the durable one, so nobody may see or change it (UNAVAILABLE)
+  /// until a restart recovers the durable state. It keeps its id, so no
+  /// new world can take it and write a second live journal row for it.
+  enum class State { kLive, kCreating, kOffline };
+
+  WorldEntry(std::string id, World world, uint32_t history_ticks, size_t hash_window, JournalCursor journal = {},
+             State state = State::kLive)
       : id_(std::move(id)),
+        state_(state),
         world_(std::move(world)),
         history_(history_ticks),
         hashes_(hash_window),
@@ -82,6 +93,15 @@ class WorldEntry {
   WorldEntry& operator=(const WorldEntry&) = delete;
 
   const std::string& id() const { return id_; }
+
+  /// OK while live; NOT_FOUND while being created; UNAVAILABLE once offline.
+  absl::Status Availability() const;
+  /// Only under the exclusive lock (so that every call queued on the lock
+  /// sees the new state before it sees the world).
+  void SetState(State state) { state_.store(state); }
+  /// Takes the world offline (under the exclusive lock) and ends its watch
+  /// streams with UNAVAILABLE; `why` says what failed.
+  void TakeOffline(const std::string& why);
 
   /// Runs fn(const World&) under the shared lock if it is free right now
   /// (no writer holds or awaits it); returns false without running fn
@@ -108,6 +128,23 @@ class WorldEntry {
     return fn(world_);
   }
 
+  // The same for calls that show or change the world on a client's behalf:
+  // fn returns absl::Status and runs only while the world is live, checked
+  // under the lock, so a call queued behind the write that took the world
+  // offline gets UNAVAILABLE, never that write's unjournaled state.
+  template <class Fn>
+  bool TryReadLive(Fn&& fn, absl::Status* status) const {
+    return TryRead([&](const World& world) { *status = RunIfLive(fn, world); });
+  }
+  template <class Fn>
+  absl::Status ReadLive(Fn&& fn) const {
+    return Read([&](const World& world) { return RunIfLive(fn, world); });
+  }
+  template <class Fn>
+  absl::Status WriteLive(Fn&& fn) {
+    return Write([&](World& world) { return RunIfLive(fn, world); });
+  }
+
   EventBroadcaster& events() { return events_; }
 
   // Each of these is guarded by the world lock: read under the shared lock,
@@ -123,7 +160,17 @@ class WorldEntry {
   int64_t oldest_tick(const World& world) const { return history_.empty() ? world.tick() : history_.oldest_tick(); }
 
  private:
+  template <class Fn, class W>
+  absl::Status RunIfLive(Fn& fn, W& world) const {
+    if (absl::Status s = Availability(); !s.ok()) return s;
+    return fn(world);
+  }
+
   const std::string id_;
+  // Atomic so that Find can refuse without the world lock; changed only
+  // under the exclusive lock.
+  std::atomic<State> state_;
+  std::string offline_reason_;  // set before state_ becomes kOffline
   mutable RwLock lock_;
   World world_;
   EventBroadcaster events_;
@@ -157,13 +204,15 @@ class WorldRegistry {
   /// `journal`: where its changes are journaled (set before anyone can
   /// change it).
   absl::StatusOr<std::shared_ptr<WorldEntry>> Insert(std::string id, World world, uint32_t history_ticks,
-                                                     JournalCursor journal = {});
-  /// NOT_FOUND for an unknown id.
+                                                     JournalCursor journal = {},
+                                                     WorldEntry::State state = WorldEntry::State::kLive);
+  /// NOT_FOUND for an unknown id (or one still being created),
+  /// UNAVAILABLE for an offline world.
   absl::StatusOr<std::shared_ptr<WorldEntry>> Find(std::string_view id) const;
   /// Takes the world out of the registry and closes its watchers (ABORTED);
   /// calls already holding it finish on it. NOT_FOUND for an unknown id.
   absl::StatusOr<std::shared_ptr<WorldEntry>> Remove(std::string_view id);
-  /// Every world, by id.
+  /// Every live world, by id.
   std::vector<std::shared_ptr<WorldEntry>> List() const;
   /// Server shutdown: ends every watcher with `status` and refuses new worlds.
   void CloseAll(const absl::Status& status);

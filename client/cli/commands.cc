@@ -16,6 +16,7 @@
 #include "arbiter/scene/scene.h"
 #include "args.h"
 #include "connection.h"
+#include "progress.h"
 
 namespace arbiter::cli {
 namespace {
@@ -105,13 +106,6 @@ bool Numbers(const Args& args, size_t first, size_t n, std::vector<double>* out)
     out->push_back(*v);
   }
   return true;
-}
-
-// Progress on stderr, rewritten in place on a terminal.
-void Progress(const char* what, uint64_t done, uint64_t total) {
-  std::fprintf(stderr, "\r%s: %" PRIu64 "/%" PRIu64, what, done, total);
-  if (done == total) std::fprintf(stderr, "\n");
-  std::fflush(stderr);
 }
 
 // ---- Commands -----------------------------------------------------------------------------
@@ -408,7 +402,10 @@ int Export(const Context& c) {
   request.set_world_id(c.world);
   request.set_from_tick(static_cast<int64_t>(*from));
   request.set_to_tick(static_cast<int64_t>(*to));
-  absl::StatusOr<std::string> file = c.client->ExportJournal(request);
+  // The server reads the whole range before the first byte arrives.
+  std::fprintf(stderr, "export: the server is reading world %s's journal\n", c.world.c_str());
+  absl::StatusOr<std::string> file = c.client->ExportJournal(
+      request, [](uint64_t done, uint64_t total) { Progress("export: bytes", done, total); });
   if (!file.ok()) return Fail(file.status());
   std::ofstream out(p[0], std::ios::binary | std::ios::trunc);
   out.write(file->data(), static_cast<std::streamsize>(file->size()));

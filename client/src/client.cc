@@ -55,13 +55,17 @@ ARBITER_CLIENT_UNARY(ReportHashes, ReportHashesRequest, ReportHashesResponse)
 
 #undef ARBITER_CLIENT_UNARY
 
-absl::StatusOr<std::string> ArbiterClient::ExportJournal(const v1::ExportJournalRequest& request) {
+absl::StatusOr<std::string> ArbiterClient::ExportJournal(const v1::ExportJournalRequest& request,
+                                                         const ProgressFn& progress) {
   grpc::ClientContext context;
   Prepare(&context);
   std::unique_ptr<grpc::ClientReader<v1::ExportJournalChunk>> reader = stub_->ExportJournal(&context, request);
   std::string file;
   v1::ExportJournalChunk chunk;
-  while (reader->Read(&chunk)) file += chunk.data();
+  while (reader->Read(&chunk)) {
+    file += chunk.data();
+    if (progress) progress(file.size(), chunk.total_bytes());
+  }
   const grpc::Status status = reader->Finish();
   if (!status.ok()) return FromGrpcStatus(status);
   return file;
@@ -194,20 +198,60 @@ absl::Status ArbiterClient::AddBodiesInBatches(const std::string& world_id, std:
 absl::StatusOr<v1::StepResponse> ArbiterClient::StepInChunks(const std::string& world_id, uint64_t ticks,
                                                              uint32_t chunk, const ProgressFn& progress) {
   chunk = std::max<uint32_t>(chunk, 1);
+  v1::GetStateHashRequest where;
+  where.set_world_id(world_id);
+  absl::StatusOr<v1::GetStateHashResponse> start = GetStateHash(where);
+  if (!start.ok()) return start.status();
   v1::StepResponse last;
+  last.set_tick(start->tick());
+  last.set_state_hash(start->state_hash());
   for (uint64_t done = 0; done < ticks;) {
     v1::StepRequest request;
     request.set_world_id(world_id);
     const uint32_t n = static_cast<uint32_t>(std::min<uint64_t>(chunk, ticks - done));
     request.set_ticks(n);
     request.set_omit_events(true);
-    absl::StatusOr<v1::StepResponse> reply = Step(request);
+    request.set_expected_tick(last.tick());
+    absl::StatusOr<v1::StepResponse> reply = StepOnce(request);
     if (!reply.ok()) return reply.status();
     last = std::move(*reply);
     done += n;
     if (progress) progress(done, ticks);
   }
   return last;
+}
+
+namespace {
+
+// A step that failed so may have been applied with its reply lost.
+bool ReplyMayBeLost(const absl::Status& s) {
+  return s.code() == absl::StatusCode::kDeadlineExceeded || s.code() == absl::StatusCode::kUnavailable;
+}
+
+constexpr int kStepAttempts = 3;
+
+}  // namespace
+
+absl::StatusOr<v1::StepResponse> ArbiterClient::StepOnce(const v1::StepRequest& request) {
+  absl::StatusOr<v1::StepResponse> reply = Step(request);
+  for (int attempt = 1; attempt < kStepAttempts && !reply.ok() && ReplyMayBeLost(reply.status()); ++attempt) {
+    // Resent unchanged: if the lost attempt was applied, the world has left
+    // expected_tick and the resend is refused instead of stepping again.
+    reply = Step(request);
+    if (reply.ok() || reply.status().code() != absl::StatusCode::kFailedPrecondition) continue;
+    // Refused: the world is `ticks` further when that was our lost attempt
+    // (or, indistinguishably, another caller's step of the same length).
+    v1::GetStateHashRequest where;
+    where.set_world_id(request.world_id());
+    absl::StatusOr<v1::GetStateHashResponse> now = GetStateHash(where);
+    if (now.ok() && now->tick() == request.expected_tick() + request.ticks()) {
+      v1::StepResponse applied;
+      applied.set_tick(now->tick());
+      applied.set_state_hash(now->state_hash());
+      return applied;
+    }
+  }
+  return reply;
 }
 
 absl::StatusOr<std::optional<CastHit>> ArbiterClient::CastRayClosest(const std::string& world_id,

@@ -4,42 +4,23 @@
 // in the middle of a stream of changes.
 #include <google/protobuf/util/message_differencer.h>
 
+#include <algorithm>
 #include <atomic>
-#include <filesystem>
 #include <fstream>
-#include <random>
+#include <mutex>
 #include <thread>
 
 #include "journal_file.h"
 #include "match_script.h"
 #include "replay.h"
 #include "server_process.h"
+#include "temp_dir.h"
 #include "test_support.h"
 
 namespace arbiter::testing {
 namespace {
 
 using google::protobuf::util::MessageDifferencer;
-namespace fs = std::filesystem;
-
-/// A fresh directory under the system temp dir, removed afterwards.
-class TempDir {
- public:
-  TempDir() {
-    std::random_device seed;
-    path_ = fs::temp_directory_path() / ("arbiter-journal-" + std::to_string(seed()) + std::to_string(seed()));
-    fs::create_directories(path_);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string path() const { return path_.string(); }
-  std::string File(const std::string& name) const { return (path_ / name).string(); }
-
- private:
-  fs::path path_;
-};
 
 server::ServerOptions JournaledOptions(const TempDir& dir, uint32_t snapshot_every = 16, bool queries = false) {
   server::ServerOptions o = TestServerOptions();
@@ -242,6 +223,16 @@ TEST(JournalTest, ExportAndReplayVerify_FindsDivergenceAndDisputedAnswers) {
   EXPECT_EQ(WEXITSTATUS(std::system((cli + clean_path + " >/dev/null").c_str())), 0);
   EXPECT_EQ(WEXITSTATUS(std::system((cli + doctored_path + " >/dev/null").c_str())), 1);
   EXPECT_EQ(WEXITSTATUS(std::system((cli + dir.File("missing") + " 2>/dev/null").c_str())), 2);
+
+  // Both long commands show progress on stderr, up to the whole.
+  const std::string all = std::to_string(records.size()) + "/" + std::to_string(records.size());
+  const CliResult verified = RunCli("replay verify " + clean_path, /*merge=*/true);
+  EXPECT_NE(verified.output.find("replay verify: records: " + all + "\n"), std::string::npos) << verified.output;
+  const CliResult exported =
+      RunCli("export " + dir.File("cli.arbjournal") + " --world audit --server " + server.address(), /*merge=*/true);
+  EXPECT_EQ(exported.exit_code, 0) << exported.output;
+  const std::string bytes = std::to_string(file.size());
+  EXPECT_NE(exported.output.find("export: bytes: " + bytes + "/" + bytes + "\n"), std::string::npos) << exported.output;
 }
 
 TEST(JournalTest, ExportRange_StartsAtASnapshot_AndErrorsAreClear) {
@@ -304,11 +295,200 @@ TEST(JournalTest, FullStore_RefusesTheChange_AndRecoveryKeepsTheAcknowledgedStat
     ASSERT_THAT(last, StatusIs(absl::StatusCode::kUnavailable, "could not be journaled, so it was not applied"));
     v1::GetStateHashRequest request;
     request.set_world_id("full");
-    EXPECT_THAT(server.client().GetStateHash(request), StatusIs(absl::StatusCode::kNotFound, "full"));
+    EXPECT_THAT(server.client().GetStateHash(request), StatusIs(absl::StatusCode::kUnavailable, "'full' is offline"));
   }
   options.journal_max_pages = 0;
   LiveServer restarted(options);
   EXPECT_EQ(TickAndHash(restarted.client(), "full"), acknowledged);
+}
+
+// With no retention beyond the history window, each checkpoint drops the
+// records before the checkpoint that recovery starts from, and a restart
+// still recovers the world whole; a deleted world's records go with it;
+// the journal reports its size.
+TEST(JournalTest, Compaction_KeepsOnlyWhatRecoveryNeeds_AndDeletedWorldsLeaveNothing) {
+  TempDir dir;
+  server::ServerOptions options = JournaledOptions(dir, /*snapshot_every=*/10);
+  options.journal_retain_ticks = 0;
+  std::pair<int64_t, uint64_t> before;
+  {
+    LiveServer server(options);
+    MatchScript kept("kept", 3);
+    ASSERT_THAT(server.client().CreateWorld(kept.Create(/*history_ticks=*/5)), IsOk());
+    MatchScript gone("gone", 4);
+    ASSERT_THAT(server.client().CreateWorld(gone.Create()), IsOk());
+    for (int i = 0; i < 50; ++i) ASSERT_THAT(MatchScript::Apply(server.client(), gone.Next()), IsOk());
+    absl::StatusOr<server::Journal::Usage> with_gone = server.server().JournalUsage();
+    ASSERT_THAT(with_gone, IsOk());
+    v1::DeleteWorldRequest remove;
+    remove.set_world_id("gone");
+    ASSERT_THAT(server.client().DeleteWorld(remove), IsOk());
+    absl::StatusOr<server::Journal::Usage> without = server.server().JournalUsage();
+    ASSERT_THAT(without, IsOk());
+    EXPECT_LE(without->records, with_gone->records - 52) << "its header, snapshot and 50 changes";
+    EXPECT_GT(without->bytes_used, 0);
+
+    v1::StepRequest step;
+    step.set_world_id("kept");
+    step.set_ticks(1);
+    step.set_omit_events(true);
+    for (int i = 0; i < 100; ++i) ASSERT_THAT(server.client().Step(step), IsOk());
+    before = TickAndHash(server.client(), "kept");
+    std::vector<v1::JournalRecord> records;
+    ASSERT_THAT(server::ParseJournalFile(Export(server.client(), "kept"), &records), IsOk());
+    ASSERT_GE(records.size(), 2u);
+    // The oldest snapshot left is the one at or before tick 100 - 5 - 0
+    // as of the last checkpoint (tick 100).
+    EXPECT_TRUE(records[1].has_snapshot());
+    EXPECT_EQ(records[1].tick(), 90);
+    EXPECT_LE(records.size(), 2u + 15u);
+  }
+  LiveServer restarted(options);
+  EXPECT_EQ(TickAndHash(restarted.client(), "kept"), before);
+  v1::GetStateHashRequest request;
+  request.set_world_id("gone");
+  EXPECT_THAT(restarted.client().GetStateHash(request), StatusIs(absl::StatusCode::kNotFound, "gone"));
+}
+
+// Adds static boxes to a world of its own until the store refuses a batch:
+// the store then has less room left than one batch (about 100 bodies).
+void FillStore(client::ArbiterClient& client) {
+  v1::CreateWorldRequest create;
+  create.set_world_id("filler");
+  ASSERT_THAT(client.CreateWorld(create), IsOk());
+  absl::Status added;
+  for (uint64_t id = 1; added.ok(); id += 100) {
+    v1::AddBodiesRequest request;
+    request.set_world_id("filler");
+    for (uint64_t i = 0; i < 100; ++i) {
+      wire::ToProto(MatchScript::Box(id + i, BodyType::kStatic, static_cast<double>(i), 0, 1, 1), request.add_bodies());
+    }
+    added = client.AddBodies(request).status();
+  }
+  ASSERT_THAT(added, StatusIs(absl::StatusCode::kUnavailable, "could not be journaled"));
+}
+
+// What the calls on a world saw while its store filled up.
+struct Seen {
+  std::mutex mu;
+  std::vector<std::pair<int64_t, uint64_t>> acknowledged;  // (tick, hash) after each acknowledged step
+  std::vector<std::pair<int64_t, uint64_t>> hashes;        // GetStateHash answers
+  int64_t latest_read_tick = -1;                           // of any read answered OK
+  std::vector<absl::Status> refusals;                      // the first non-OK status of each caller
+};
+
+// Calls `call` until it fails, recording every OK answer's tick.
+template <class Call>
+void CallUntilRefused(Seen& seen, Call call) {
+  for (;;) {
+    absl::StatusOr<int64_t> tick = call();
+    std::lock_guard<std::mutex> lock(seen.mu);
+    if (!tick.ok()) {
+      seen.refusals.push_back(tick.status());
+      return;
+    }
+    seen.latest_read_tick = std::max(seen.latest_read_tick, *tick);
+  }
+}
+
+// The store fills up while readers (GetStateHash, DescribeWorld, CastRays)
+// and a stepper keep calling and a long step runs: the write that cannot be
+// journaled takes the world offline, and no call queued on the world answers
+// from a state the journal does not hold (every OK answer is at or before
+// the last acknowledged tick), no step queued behind it is applied, the id
+// cannot be taken by a new world, and after the fault clears a restart
+// brings back exactly the last acknowledged state.
+TEST(JournalTest, FullStore_UnderConcurrentCalls_ShowsNothingUnjournaled_AndRecoversEveryAcknowledgedChange) {
+  TempDir dir;
+  server::ServerOptions options = JournaledOptions(dir, /*snapshot_every=*/1000000);
+  options.journal_max_pages = 80;  // 4 KiB pages
+  std::pair<int64_t, uint64_t> durable;
+  {
+    LiveServer server(options);
+    MatchScript match("w", 5);
+    ASSERT_THAT(server.client().CreateWorld(match.Create()), IsOk());
+    durable = TickAndHash(server.client(), "w");
+    ASSERT_NO_FATAL_FAILURE(FillStore(server.client()));
+
+    Seen seen;
+    seen.acknowledged.push_back(durable);
+    absl::Status long_step;
+    std::vector<std::thread> callers;
+    // 4000 tick hashes (32 KB) cannot fit in what FillStore left.
+    callers.emplace_back([&] {
+      v1::StepRequest request;
+      request.set_world_id("w");
+      request.set_ticks(4000);
+      request.set_omit_events(true);
+      long_step = server.client().Step(request).status();
+    });
+    callers.emplace_back([&] {
+      v1::StepRequest request;
+      request.set_world_id("w");
+      request.set_ticks(1);
+      request.set_omit_events(true);
+      for (;;) {
+        absl::StatusOr<v1::StepResponse> reply = server.client().Step(request);
+        std::lock_guard<std::mutex> lock(seen.mu);
+        if (!reply.ok()) {
+          seen.refusals.push_back(reply.status());
+          return;
+        }
+        seen.acknowledged.emplace_back(reply->tick(), reply->state_hash());
+      }
+    });
+    callers.emplace_back([&] {
+      CallUntilRefused(seen, [&]() -> absl::StatusOr<int64_t> {
+        v1::GetStateHashRequest request;
+        request.set_world_id("w");
+        absl::StatusOr<v1::GetStateHashResponse> reply = server.client().GetStateHash(request);
+        if (!reply.ok()) return reply.status();
+        std::lock_guard<std::mutex> lock(seen.mu);
+        seen.hashes.emplace_back(reply->tick(), reply->state_hash());
+        return reply->tick();
+      });
+    });
+    callers.emplace_back([&] {
+      CallUntilRefused(seen, [&]() -> absl::StatusOr<int64_t> {
+        v1::DescribeWorldRequest request;
+        request.set_world_id("w");
+        absl::StatusOr<v1::DescribeWorldResponse> reply = server.client().DescribeWorld(request);
+        if (!reply.ok()) return reply.status();
+        return reply->world().tick();
+      });
+    });
+    callers.emplace_back([&] {
+      CallUntilRefused(seen, [&]() -> absl::StatusOr<int64_t> {
+        absl::StatusOr<v1::CastRaysResponse> reply = server.client().CastRays(SomeRays("w"));
+        if (!reply.ok()) return reply.status();
+        return reply->tick();
+      });
+    });
+    for (std::thread& t : callers) t.join();
+
+    EXPECT_THAT(long_step, StatusIs(absl::StatusCode::kUnavailable, "'w'"));
+    for (const absl::Status& refusal : seen.refusals) {
+      EXPECT_THAT(refusal, StatusIs(absl::StatusCode::kUnavailable, "'w'"));
+    }
+    durable = *std::max_element(seen.acknowledged.begin(), seen.acknowledged.end());
+    EXPECT_LE(seen.latest_read_tick, durable.first) << "a read answered from a state that was never journaled";
+    for (const std::pair<int64_t, uint64_t>& h : seen.hashes) {
+      EXPECT_NE(std::find(seen.acknowledged.begin(), seen.acknowledged.end(), h), seen.acknowledged.end())
+          << "GetStateHash answered tick " << h.first << " with a hash no acknowledged step produced";
+    }
+    // Offline, but its id stays taken: no second live journal row for it.
+    EXPECT_THAT(server.client().CreateWorld(match.Create()), StatusIs(absl::StatusCode::kAlreadyExists, "'w'"));
+    absl::StatusOr<v1::ListWorldsResponse> listed = server.client().ListWorlds();
+    ASSERT_THAT(listed, IsOk());
+    for (const v1::WorldInfo& info : listed->worlds()) EXPECT_NE(info.world_id(), "w");
+  }
+  options.journal_max_pages = 0;
+  LiveServer restarted(options);
+  EXPECT_EQ(TickAndHash(restarted.client(), "w"), durable);
+  v1::StepRequest step;
+  step.set_world_id("w");
+  step.set_ticks(1);
+  EXPECT_THAT(restarted.client().Step(step), IsOk());
 }
 
 // A real arbiter-server process is killed with SIGKILL while a client

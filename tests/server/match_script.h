@@ -105,7 +105,7 @@ class MatchScript {
   /// Players' ids (kinematic disks), for shooters and targets.
   const std::vector<uint64_t>& players() const { return players_; }
 
- private:
+  /// A box body of half extents (hw, hh) at (x, y).
   static BodyDef Box(uint64_t id, BodyType type, double x, double y, double hw, double hh) {
     BodyDef b;
     b.id = id;
@@ -128,6 +128,8 @@ class MatchScript {
     b.shapes.push_back(sd);
     return b;
   }
+
+ private:
   BodyDef NewCrate() {
     const uint64_t id = next_id_++;
     crates_.push_back(id);

@@ -11,6 +11,7 @@
 
 #include "arbiter/scene/scene.h"
 #include "server_process.h"
+#include "temp_dir.h"
 #include "test_support.h"
 
 namespace arbiter::testing {
@@ -154,6 +155,40 @@ TEST(ProcessTest, Sigterm_EndsStreamsCleanly_AndExitsZero) {
   c.reset();
   const int status = server.Wait();
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+}
+
+// A second server on a port that is taken refuses to start (gRPC would
+// otherwise share it through SO_REUSEPORT and split the calls).
+TEST(ProcessTest, SecondServer_OnATakenPort_RefusesToStart) {
+  ServerProcess first({});
+  ASSERT_GT(first.port(), 0) << first.first_line();
+  ServerProcess second({"--listen=" + first.address()});
+  const int status = second.Wait();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) != 0) << status;
+  EXPECT_EQ(second.port(), 0) << second.first_line();
+  EXPECT_TRUE(second.WaitForStderr("cannot listen on '" + first.address() + "'")) << second.stderr_text();
+  // The first one still answers every call.
+  std::unique_ptr<client::ArbiterClient> c = client::ArbiterClient::Connect(first.address());
+  EXPECT_THAT(c->ListWorlds(v1::ListWorldsRequest()), IsOk());
+}
+
+// A second server on a data directory in use refuses to start; once the
+// holder dies (SIGKILL: no clean-up of its own), the kernel has released the
+// lock and a new server starts on the directory.
+TEST(ProcessTest, SecondServer_OnADataDirInUse_RefusesToStart_UntilTheHolderDies) {
+  TempDir dir;
+  ServerProcess first({"--data_dir=" + dir.path()});
+  ASSERT_GT(first.port(), 0) << first.first_line();
+  ServerProcess second({"--data_dir=" + dir.path()});
+  const int status = second.Wait();
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) != 0) << status;
+  EXPECT_EQ(second.port(), 0) << second.first_line();
+  EXPECT_TRUE(second.WaitForStderr("is in use by another arbiter-server")) << second.stderr_text();
+
+  first.Signal(SIGKILL);
+  first.Wait();
+  ServerProcess third({"--data_dir=" + dir.path()});
+  EXPECT_GT(third.port(), 0) << third.first_line() << third.stderr_text();
 }
 
 }  // namespace

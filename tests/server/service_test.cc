@@ -811,6 +811,97 @@ TEST_F(ServiceTest, SnapshotRestore_RoundTripsBitForBit) {
   EXPECT_EQ(copy->state_hash(), original->state_hash());
 }
 
+// ---- Safe retries ---------------------------------------------------------------------
+
+// Every change sent for another tick than the world's is refused, naming
+// the world's tick, and changes nothing; sent for the right tick it
+// applies, and the same step resent after it applied is refused.
+TEST_F(ServiceTest, ExpectedTick_EveryChange_RefusedAtAnotherTick_AndAStepResentCannotApplyTwice) {
+  CreateSmallWorld(kWorld);
+  v1::StepRequest step;
+  step.set_world_id(kWorld);
+  step.set_ticks(5);
+  ASSERT_THAT(client().Step(step), IsOk());
+  v1::GetSnapshotRequest get;
+  get.set_world_id(kWorld);
+  absl::StatusOr<v1::GetSnapshotResponse> snapshot = client().GetSnapshot(get);
+  ASSERT_THAT(snapshot, IsOk());
+  const std::pair<int64_t, uint64_t> before = TickAndHash(kWorld);
+  ASSERT_EQ(before.first, 5);
+
+  const char* refused = "expected_tick: 4, but world 'small' is at tick 5";
+  step.set_ticks(1);
+  step.set_expected_tick(4);
+  EXPECT_THAT(client().Step(step), StatusIs(absl::StatusCode::kFailedPrecondition, refused));
+  v1::AddBodiesRequest add;
+  add.set_world_id(kWorld);
+  wire::ToProto(Body(50, BodyType::kDynamic, V(0, 20), {BoxShape(1, 1)}), add.add_bodies());
+  add.set_expected_tick(4);
+  EXPECT_THAT(client().AddBodies(add), StatusIs(absl::StatusCode::kFailedPrecondition, refused));
+  v1::RemoveBodiesRequest remove;
+  remove.set_world_id(kWorld);
+  remove.add_body_ids(3);
+  remove.set_expected_tick(4);
+  EXPECT_THAT(client().RemoveBodies(remove), StatusIs(absl::StatusCode::kFailedPrecondition, refused));
+  v1::UpdateBodiesRequest update;
+  update.set_world_id(kWorld);
+  v1::BodyUpdate* u = update.add_updates();
+  u->set_body_id(3);
+  *u->mutable_transform()->mutable_position() = WireVec(V(1, 7));
+  update.set_expected_tick(4);
+  EXPECT_THAT(client().UpdateBodies(update), StatusIs(absl::StatusCode::kFailedPrecondition, refused));
+  v1::RestoreRequest restore;
+  restore.set_world_id(kWorld);
+  restore.set_snapshot(snapshot->snapshot());
+  restore.set_expected_tick(4);
+  EXPECT_THAT(client().Restore(restore), StatusIs(absl::StatusCode::kFailedPrecondition, refused));
+  EXPECT_EQ(TickAndHash(kWorld), before);
+
+  // At the right tick each applies.
+  add.set_expected_tick(5);
+  EXPECT_THAT(client().AddBodies(add), IsOk());
+  remove.set_expected_tick(5);
+  EXPECT_THAT(client().RemoveBodies(remove), IsOk());
+  restore.set_expected_tick(5);
+  EXPECT_THAT(client().Restore(restore), IsOk());
+  EXPECT_EQ(TickAndHash(kWorld), before);
+  update.mutable_updates(0)->set_body_id(6);
+  update.set_expected_tick(5);
+  EXPECT_THAT(client().UpdateBodies(update), IsOk());
+  step.set_expected_tick(5);
+  absl::StatusOr<v1::StepResponse> stepped = client().Step(step);
+  ASSERT_THAT(stepped, IsOk());
+  EXPECT_EQ(stepped->tick(), 6);
+  // The same step again, as a client resends after a lost reply: refused.
+  EXPECT_THAT(client().Step(step),
+              StatusIs(absl::StatusCode::kFailedPrecondition, "expected_tick: 5, but world 'small' is at tick 6"));
+  EXPECT_EQ(TickAndHash(kWorld), std::make_pair(int64_t{6}, stepped->state_hash()));
+}
+
+// The client's chunked stepping names each chunk's start tick: a step by
+// someone else between two chunks ends it with FAILED_PRECONDITION rather
+// than stepping past the count asked for.
+TEST_F(ServiceTest, StepInChunks_NamesEachChunksTick_SoAStepInBetweenIsCaught) {
+  CreateSmallWorld(kWorld);
+  absl::StatusOr<v1::StepResponse> first = client().StepInChunks(kWorld, 30, 10);
+  ASSERT_THAT(first, IsOk());
+  EXPECT_EQ(first->tick(), 30);
+  EXPECT_EQ(TickAndHash(kWorld), std::make_pair(int64_t{30}, first->state_hash()));
+
+  std::unique_ptr<client::ArbiterClient> other = client::ArbiterClient::Connect(server_.address());
+  bool interleaved = false;
+  absl::StatusOr<v1::StepResponse> second = client().StepInChunks(kWorld, 30, 10, [&](uint64_t, uint64_t) {
+    if (interleaved) return;
+    v1::StepRequest step;
+    step.set_world_id(kWorld);
+    step.set_ticks(1);
+    interleaved = other->Step(step).ok();
+  });
+  ASSERT_TRUE(interleaved);
+  EXPECT_THAT(second, StatusIs(absl::StatusCode::kFailedPrecondition, "expected_tick: 40, but world 'small' is at tick 41"));
+  EXPECT_EQ(TickAndHash(kWorld).first, 41);
+}
+
 // ---- QueryStream ------------------------------------------------------------------------
 
 TEST_F(ServiceTest, QueryStream_AnswersInOrder_AsUnaryCalls) {

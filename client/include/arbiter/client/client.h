@@ -131,8 +131,10 @@ class ArbiterClient {
   absl::StatusOr<v1::RestoreResponse> Restore(const v1::RestoreRequest& request);
   absl::StatusOr<v1::ValidateHitResponse> ValidateHit(const v1::ValidateHitRequest& request);
   absl::StatusOr<v1::ReportHashesResponse> ReportHashes(const v1::ReportHashesRequest& request);
-  /// The bytes of a journal export file (the whole stream, concatenated).
-  absl::StatusOr<std::string> ExportJournal(const v1::ExportJournalRequest& request);
+  /// The bytes of a journal export file (the whole stream, concatenated);
+  /// `progress` gets the bytes received and the whole size after each chunk.
+  absl::StatusOr<std::string> ExportJournal(const v1::ExportJournalRequest& request,
+                                            const ProgressFn& progress = nullptr);
   /// Opens a WatchEvents stream (events of every tick stepped from now on).
   std::unique_ptr<EventWatch> WatchEvents(const std::string& world_id);
   /// Opens a QueryStream.
@@ -146,13 +148,21 @@ class ArbiterClient {
   absl::Status AddBodiesInBatches(const std::string& world_id, std::span<const BodyDef> bodies, size_t batch,
                                   const ProgressFn& progress = nullptr);
   /// Steps `ticks` in Step calls of at most `chunk` ticks (events omitted);
-  /// returns the last reply (the final tick and hash).
+  /// returns the last reply (the final tick and hash). Each call names the
+  /// tick it starts from (StepRequest.expected_tick), so a chunk resent
+  /// after a lost reply (DEADLINE_EXCEEDED, UNAVAILABLE) never steps twice;
+  /// a world stepped by someone else meanwhile ends it with
+  /// FAILED_PRECONDITION naming the world's tick.
   absl::StatusOr<v1::StepResponse> StepInChunks(const std::string& world_id, uint64_t ticks, uint32_t chunk,
                                                 const ProgressFn& progress = nullptr);
   /// The closest hit of one ray, in core types.
   absl::StatusOr<std::optional<CastHit>> CastRayClosest(const std::string& world_id, const RayCastInput& ray);
 
  private:
+  /// One chunk of StepInChunks: resends after a lost reply, and takes a
+  /// refusal of the resend at exactly `ticks` further as the lost attempt
+  /// having been applied.
+  absl::StatusOr<v1::StepResponse> StepOnce(const v1::StepRequest& request);
   /// A context with this client's deadline and token.
   void Prepare(grpc::ClientContext* context) const;
   /// A stream's context: the token, no deadline.

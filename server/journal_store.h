@@ -1,0 +1,35 @@
+// File: journal_store.h
+//
+// What Operations needs of a durable journal, as an interface. The server's
+// SQLite Journal (journal.h) implements it; the offline replay (`arbiter
+// replay verify`) runs Operations without any, so the CLI links no SQLite.
+// Each method's contract is stated on Journal.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "arbiter/v1/journal.pb.h"
+
+namespace arbiter::server {
+
+class JournalStore {
+ public:
+  virtual ~JournalStore() = default;
+
+  using Visit = std::function<absl::Status(const v1::JournalRecord&)>;
+
+  virtual absl::StatusOr<int64_t> CreateWorld(const std::string& world_id, const v1::JournalRecord& header,
+                                              const v1::JournalRecord& snapshot) = 0;
+  virtual absl::Status DeleteWorld(int64_t key) = 0;
+  virtual absl::Status Append(int64_t key, const std::vector<const v1::JournalRecord*>& records) = 0;
+  virtual absl::Status AppendQuery(int64_t key, const v1::JournalRecord& record) = 0;
+  virtual absl::StatusOr<int64_t> Compact(int64_t key, int64_t keep_from_tick) = 0;
+  virtual absl::Status ReadRange(int64_t key, int64_t from_tick, int64_t to_tick, const Visit& visit) = 0;
+};
+
+}  // namespace arbiter::server
