@@ -35,7 +35,7 @@ void CollectClosestRays(const World& world, std::span<const RayCastInput> rays, 
 
 bool CastShapeAny(const World& world, const Shape& shape, const Transform& transform, Vec2 translation,
                   const QueryFilter& filter) {
-  return world.CastShapeClosest(shape, transform, translation, filter).has_value();
+  return world.CastShapeAny(shape, transform, translation, filter);
 }
 
 void CollectRayCasts(const World& world, std::span<const RayCastInput> rays, const QueryFilter& filter,

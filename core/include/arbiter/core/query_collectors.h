@@ -39,9 +39,8 @@ struct WorldShapeCast {
   Vec2 translation;
 };
 
-/// Whether `shape` at `transform` moved by `translation` hits anything.
-/// The same answer as CastShapeClosest(...).has_value(): World has no
-/// early-out shape traversal, so this is no faster than the closest cast.
+/// Whether `shape` at `transform` moved by `translation` hits anything:
+/// World::CastShapeAny, which stops at the first hit found.
 bool CastShapeAny(const World& world, const Shape& shape, const Transform& transform, Vec2 translation,
                   const QueryFilter& filter = {});
 
