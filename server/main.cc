@@ -1,5 +1,6 @@
 // arbiter-server: flags -> ServerOptions, start, reload the token file on
 // SIGHUP, wait for SIGINT/SIGTERM, shut down cleanly. Nothing else lives here.
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <string>
@@ -25,6 +26,9 @@ ABSL_FLAG(uint64_t, max_scene_bytes, uint64_t{256} << 20, "largest scene file Cr
 ABSL_FLAG(uint32_t, max_worlds, 64, "most worlds the server holds");
 ABSL_FLAG(uint32_t, max_bodies_per_world, uint32_t{1} << 20, "most bodies in one world");
 ABSL_FLAG(uint32_t, max_step_ticks, 100000, "most ticks one Step call may run");
+ABSL_FLAG(uint32_t, query_threads, 0,
+          "threads one CastRays or CastShapes batch is split across (answers are identical for any count; "
+          "0: the machine's cores, at most 8)");
 ABSL_FLAG(int32_t, threads, 0, "worker threads for steps and mutations (0: hardware threads, at least 2)");
 ABSL_FLAG(std::string, data_dir, "arbiter-data",
           "directory of the durable journal (SQLite, WAL; created if missing); every world in it is recovered at "
@@ -82,6 +86,10 @@ int main(int argc, char** argv) {
   options.service.max_batch = absl::GetFlag(FLAGS_max_batch);
   options.service.max_message_bytes = absl::GetFlag(FLAGS_max_message_bytes);
   options.service.max_step_ticks = absl::GetFlag(FLAGS_max_step_ticks);
+  options.service.query_threads = absl::GetFlag(FLAGS_query_threads);
+  if (options.service.query_threads == 0) {
+    options.service.query_threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
+  }
   options.service.max_scene_bytes = absl::GetFlag(FLAGS_max_scene_bytes);
   options.registry.max_worlds = absl::GetFlag(FLAGS_max_worlds);
   options.registry.max_bodies_per_world = absl::GetFlag(FLAGS_max_bodies_per_world);

@@ -46,6 +46,7 @@ struct ServiceLimits {
   uint32_t max_batch = 65536;                 ///< items per batch request
   size_t max_message_bytes = size_t{64} << 20;  ///< request and reply size
   uint32_t max_step_ticks = 100000;           ///< ticks per Step call
+  uint32_t query_threads = 1;                 ///< threads one cast batch may use (replies identical for any)
   std::string scene_dir;                      ///< CreateWorld.scene root; empty disables
   uint32_t history_seconds = 2;               ///< default lag-compensation window
   uint32_t max_history_ticks = 36000;         ///< CreateWorld.history_ticks limit

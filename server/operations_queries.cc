@@ -13,6 +13,7 @@
 
 #include "arbiter/wire/convert.h"
 #include "arbiter/core/query_collectors.h"
+#include "parallel_casts.h"
 #include "request_checks.h"
 #include "world_records.h"
 #include "status_convert.h"
@@ -46,21 +47,22 @@ void AppendResult(v1::CastResult* r, bool hit, std::span<const CastHit> hits) {
   for (const CastHit& h : hits) wire::ToProto(h, r->add_hits());
 }
 
-absl::Status RunCastRays(const World& world, const ParsedRays& p, v1::CastRaysResponse* reply, const CancelFn& cancelled) {
+absl::Status RunCastRays(const World& world, const ParsedRays& p, uint32_t threads, v1::CastRaysResponse* reply,
+                         const CancelFn& cancelled) {
   reply->set_tick(world.tick());
   const QueryFilter filter = p.filter.Get();
   v1::HitColumns* columns = p.columns ? reply->mutable_columns() : nullptr;
   if (!p.columns) reply->mutable_results()->Reserve(static_cast<int>(p.rays.size()));
   const std::span<const RayCastInput> rays(p.rays);
-  return InChunks(rays.size(), cancelled, [&](size_t start, size_t n) {
-    CollectRayCasts(world, rays.subspan(start, n), filter, p.mode,
-                    [&](size_t i, bool hit, std::span<const CastHit> hits) {
-                      if (columns == nullptr) return AppendResult(reply->add_results(), hit, hits);
-                      // ANY reports no hits: its row is the query index alone.
-                      if (hit && hits.empty()) columns->add_query_index(static_cast<uint32_t>(start + i));
-                      for (const CastHit& h : hits) AppendRow(columns, start + i, h);
-                    });
-  });
+  return AnswerCasts(
+      rays.size(), threads, cancelled,
+      [&](size_t start, size_t n, const CastSink& sink) { CollectRayCasts(world, rays.subspan(start, n), filter, p.mode, sink); },
+      [&](size_t query, bool hit, std::span<const CastHit> hits) {
+        if (columns == nullptr) return AppendResult(reply->add_results(), hit, hits);
+        // ANY reports no hits: its row is the query index alone.
+        if (hit && hits.empty()) columns->add_query_index(static_cast<uint32_t>(query));
+        for (const CastHit& h : hits) AppendRow(columns, query, h);
+      });
 }
 
 struct ParsedOverlap {
@@ -189,8 +191,9 @@ absl::StatusOr<ReadOp> Operations::PrepareCastRays(const v1::CastRaysRequest& re
       if (!s.ok()) return WithPrefix(FromCore(s), Indexed("rays", i));
     }
   }
-  return MakeRead(*entry, request, reply, [parsed, reply](const World& world, const CancelFn& cancelled) {
-    return RunCastRays(world, *parsed, reply, cancelled);
+  return MakeRead(*entry, request, reply, [parsed, reply, threads = limits_.query_threads](const World& world,
+                                                                                        const CancelFn& cancelled) {
+    return RunCastRays(world, *parsed, threads, reply, cancelled);
   });
 }
 
@@ -274,17 +277,18 @@ absl::StatusOr<ReadOp> Operations::PrepareCastShapes(const v1::CastShapesRequest
       return s;
     }
   }
-  return MakeRead(*entry, request, reply, [parsed, reply](const World& world, const CancelFn& cancelled) {
+  return MakeRead(*entry, request, reply, [parsed, reply, threads = limits_.query_threads](const World& world,
+                                                                                        const CancelFn& cancelled) {
     reply->set_tick(world.tick());
     const QueryFilter filter = parsed->filter.Get();
     reply->mutable_results()->Reserve(static_cast<int>(parsed->casts.size()));
     const std::span<const WorldShapeCast> casts(parsed->casts);
-    return InChunks(casts.size(), cancelled, [&](size_t start, size_t n) {
-      CollectShapeCasts(world, casts.subspan(start, n), filter, parsed->mode,
-                        [&](size_t, bool hit, std::span<const CastHit> hits) {
-                          AppendResult(reply->add_results(), hit, hits);
-                        });
-    });
+    return AnswerCasts(
+        casts.size(), threads, cancelled,
+        [&](size_t start, size_t n, const CastSink& sink) {
+          CollectShapeCasts(world, casts.subspan(start, n), filter, parsed->mode, sink);
+        },
+        [&](size_t, bool hit, std::span<const CastHit> hits) { AppendResult(reply->add_results(), hit, hits); });
   });
 }
 

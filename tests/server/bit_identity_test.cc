@@ -204,5 +204,63 @@ TEST_F(ArenaTest, AllSweeps_BitIdentical) {
   EXPECT_GT(hits, sweeps.size() / 10);
 }
 
+// A batch split across threads (--query_threads) answers byte for byte as
+// one thread does: every mode, rays as columns and as messages, sweeps.
+TEST(QueryThreads, RepliesAreByteIdenticalForAnyThreadCount) {
+  scene::QuerySet queries;
+  ASSERT_TRUE(scene::LoadQuerySetFile(std::string(ARBITER_SCENES_DIR) + "/arena-10k.queries.json", &queries).ok());
+  server::ServerOptions one = TestServerOptions();
+  one.service.query_threads = 1;
+  server::ServerOptions four = one;
+  four.service.query_threads = 4;
+  LiveServer single(one), split(four);
+  for (LiveServer* s : {&single, &split}) {
+    v1::CreateWorldRequest create;
+    create.set_world_id("arena");
+    create.set_scene("arena-10k.scene.json");
+    ASSERT_THAT(s->client().CreateWorld(create), IsOk());
+  }
+  constexpr size_t kRays = 6000;  // 24 chunks: every helper thread gets work
+  for (const v1::CastMode mode : {v1::CAST_MODE_CLOSEST, v1::CAST_MODE_ALL, v1::CAST_MODE_ANY}) {
+    v1::CastRaysRequest messages, columns;
+    for (v1::CastRaysRequest* r : {&messages, &columns}) {
+      r->set_world_id("arena");
+      r->set_mode(mode);
+    }
+    for (size_t i = 0; i < kRays; ++i) {
+      const RayCastInput& ray = queries.rays[i];
+      *messages.add_rays() = WireRay(ray);
+      v1::RayColumns* c = columns.mutable_columns();
+      c->add_origin_x(ray.origin.x.raw());
+      c->add_origin_y(ray.origin.y.raw());
+      c->add_translation_x(ray.translation.x.raw());
+      c->add_translation_y(ray.translation.y.raw());
+    }
+    for (const v1::CastRaysRequest* r : {&messages, &columns}) {
+      absl::StatusOr<v1::CastRaysResponse> a = single.client().CastRays(*r);
+      absl::StatusOr<v1::CastRaysResponse> b = split.client().CastRays(*r);
+      ASSERT_THAT(a, IsOk());
+      ASSERT_THAT(b, IsOk());
+      ASSERT_GT(a->ByteSizeLong(), kRays) << "mode " << mode;  // something was hit
+      ASSERT_EQ(a->SerializeAsString(), b->SerializeAsString()) << "mode " << mode;
+    }
+    v1::CastShapesRequest sweeps;
+    sweeps.set_world_id("arena");
+    sweeps.set_mode(mode);
+    for (const scene::SweepQuery& q : queries.sweeps) {
+      v1::ShapeCast* c = sweeps.add_casts();
+      c->mutable_shape()->mutable_circle()->set_radius(q.radius.raw());
+      *c->mutable_transform()->mutable_position() = WireVec(q.center);
+      *c->mutable_translation() = WireVec(q.translation);
+    }
+    absl::StatusOr<v1::CastShapesResponse> a = single.client().CastShapes(sweeps);
+    absl::StatusOr<v1::CastShapesResponse> b = split.client().CastShapes(sweeps);
+    ASSERT_THAT(a, IsOk());
+    ASSERT_THAT(b, IsOk());
+    ASSERT_EQ(a->results_size(), static_cast<int>(queries.sweeps.size()));
+    ASSERT_EQ(a->SerializeAsString(), b->SerializeAsString()) << "mode " << mode;
+  }
+}
+
 }  // namespace
 }  // namespace arbiter::testing
