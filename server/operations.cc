@@ -25,11 +25,9 @@ using wire::OwnedQueryFilter;
 // large enough that the check costs nothing.
 constexpr size_t kChunk = 256;
 
-// Gravity is bounded like body speeds (2^24 units/s): anything larger would
-// push bodies past the speed limit within a tick.
-constexpr Fixed kMaxGravity = Fixed::FromInt(int64_t{1} << 24);
+// Gravity and tick rate are bounded by the core's table (limits.h) and
+// checked by its ValidateWorldDef.
 constexpr int32_t kDefaultTickHz = 60;
-constexpr int32_t kMaxTickHz = 10000;
 
 std::string Indexed(const char* field, size_t i) { return std::string(field) + "[" + std::to_string(i) + "]"; }
 
@@ -136,9 +134,11 @@ struct Undo {
 };
 
 void MustSucceed(const arbiter::Status& s) {
-  // Undo writes values the world held a moment ago; the core accepted them
-  // then and accepts them now. Anything else is a core bug worth a crash
-  // rather than a silently half-rolled-back world.
+  // Undo writes values the world held a moment ago. Every value a world can
+  // hold passes the setters' checks (one table of limits, and the step
+  // clamps into it: world.h, Step), and within a batch bodies neither
+  // vanish nor change type, so this cannot fail; if it ever did, that is a
+  // core bug worth a crash rather than a silently half-rolled-back world.
   if (!s.ok()) std::abort();
 }
 
@@ -714,8 +714,10 @@ absl::Status Operations::CreateWorld(const v1::CreateWorldRequest& request, v1::
   }
   Vec2 gravity;
   if (absl::Status s = FromCore(wire::ParseVec2(request.gravity(), "gravity", &gravity)); !s.ok()) return s;
-  if (Abs(gravity.x) > kMaxGravity || Abs(gravity.y) > kMaxGravity) {
-    return absl::OutOfRangeError("gravity: beyond +-2^24 units/s^2");
+  if (request.has_gravity()) {
+    WorldDef probe;
+    probe.gravity = gravity;
+    if (absl::Status s = FromCore(ValidateWorldDef(probe)); !s.ok()) return s;
   }
   const uint32_t limit = registry_->limits().max_bodies_per_world;
   if (request.max_bodies() > limit) {
@@ -752,7 +754,7 @@ absl::Status Operations::CreateWorld(const v1::CreateWorldRequest& request, v1::
   if (request.has_gravity()) def.gravity = gravity;
   if (request.tick_hz() != 0) def.tick_hz = request.tick_hz();
   def.max_bodies = request.max_bodies() != 0 ? request.max_bodies() : limit;
-  if (def.tick_hz < 1 || def.tick_hz > kMaxTickHz) return absl::OutOfRangeError("tick_hz: must be in 1..10000");
+  if (absl::Status s = FromCore(ValidateWorldDef(def)); !s.ok()) return s;
   absl::StatusOr<uint32_t> history_ticks = HistoryTicks(request.history_ticks(), def.tick_hz);
   if (!history_ticks.ok()) return history_ticks.status();
 
@@ -798,7 +800,8 @@ absl::StatusOr<std::string> Operations::PreloadScene(const std::string& path) {
   if (registry_->Find(loaded.name).ok()) return loaded.name;
   WorldDef def = loaded.world;
   def.max_bodies = registry_->limits().max_bodies_per_world;
-  World world(def);
+  World world;
+  if (absl::Status s = FromCore(World::Create(def, &world)); !s.ok()) return WithPrefix(s, path + ": ");
   if (absl::Status s = FromCore(world.AddBodies(loaded.bodies)); !s.ok()) return WithPrefix(s, path + ": ");
   absl::StatusOr<uint32_t> history_ticks = HistoryTicks(0, def.tick_hz);
   if (!history_ticks.ok()) return history_ticks.status();
@@ -940,17 +943,14 @@ absl::Status Operations::Step(const v1::StepRequest& request, v1::StepResponse* 
     }
     if (cancelled()) return Cancelled();
     // One tick can be undone with the update undo log alone (the tick itself
-    // runs only after every command applied). Longer runs keep a snapshot
-    // to return to if a later command fails or the caller cancels.
-    std::optional<std::vector<uint8_t>> before;
-    if (ticks > 1) before = world.Snapshot();
+    // runs only after every command applied). Longer runs keep a copy to
+    // return to if a later command fails or the caller cancels: a copy,
+    // not a snapshot, so that returning cannot fail (issue 13).
+    std::optional<World> before;
+    if (ticks > 1) before = world.Clone();
     const int64_t start_tick = world.tick();
     auto abandon = [&](absl::Status why) {
-      if (before) {
-        World restored;
-        MustSucceed(World::Restore(*before, &restored));
-        world = std::move(restored);
-      }
+      if (before) world = std::move(*before);
       world_entry.history().DropFrom(start_tick);
       return why;
     };

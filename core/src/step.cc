@@ -35,7 +35,6 @@ constexpr Fixed kContactHertz = Fixed::FromInt(30);
 constexpr Fixed kContactDampingRatio = Fixed::FromInt(10);
 constexpr Fixed kContactPushMaxVelocity = Fixed::FromInt(3);
 constexpr Fixed kRestitutionThreshold = Fixed::FromInt(1);
-constexpr Fixed kMaxSpeed = Fixed::FromInt(int64_t{1} << 24);  // the BodyDef limit
 constexpr Fixed kMaxRotationPerSubstep = Fixed::FromRaw(Fixed::kOneRaw / 4);  // radians
 
 struct Softness {
@@ -198,6 +197,16 @@ bool SensorLess(const SensorEvent& x, const SensorEvent& y) {
 }
 
 bool EventLess(const ContactEvent& x, const ContactEvent& y) { return x.a != y.a ? x.a < y.a : x.b < y.b; }
+
+// Holds a body's velocity to the limits every entry point checks
+// (limits.h). Contacts and restitution (up to kMaxMaterial times the
+// approach speed) can push it past them; stored as it is, the state would
+// be one Restore and the setters refuse (issue 13). As Box2D clamps the
+// translation and rotation of a step, the limit wins.
+void ClampVelocity(SolverBody* sb) {
+  sb->v = {Clamp(sb->v.x, -kMaxLinearSpeed, kMaxLinearSpeed), Clamp(sb->v.y, -kMaxLinearSpeed, kMaxLinearSpeed)};
+  sb->w = Clamp(sb->w, -kMaxAngularSpeed, kMaxAngularSpeed);
+}
 
 // Keeps a body inside the world range: a body reaching the edge stops there
 // (velocity along that axis zeroed) instead of leaving the range in which
@@ -391,7 +400,7 @@ void World::Step(TickEvents* events) {
       sb.v = Vec2{sb.v.x / (kFixedOne + h * body.linear_damping), sb.v.y / (kFixedOne + h * body.linear_damping)};
       sb.v = MulAdd(sb.v, h * body.gravity_scale, w.def.gravity);
       sb.w = sb.w / (kFixedOne + h * body.angular_damping);
-      sb.v = {Clamp(sb.v.x, -kMaxSpeed, kMaxSpeed), Clamp(sb.v.y, -kMaxSpeed, kMaxSpeed)};
+      ClampVelocity(&sb);
     }
     for (SolverContact& c : constraints) WarmStart(c, solver);
     for (SolverContact& c : constraints) SolveContact(c, solver, soft, inv_h, true);
@@ -404,6 +413,7 @@ void World::Step(TickEvents* events) {
     for (SolverContact& c : constraints) SolveContact(c, solver, soft, inv_h, false);
   }
   for (SolverContact& c : constraints) ApplyRestitution(c, solver);
+  for (size_t i = 1; i < solver.size(); ++i) ClampVelocity(&solver[i]);
 
   // Store impulses for warm starting next tick.
   {
