@@ -9,9 +9,11 @@
 namespace arbiter::server {
 
 void MustSucceed(const arbiter::Status& s) {
-  // Undo writes values the world held a moment ago; the core accepted them
-  // then and accepts them now. Anything else is a core bug worth a crash
-  // rather than a silently half-rolled-back world.
+  // Undo writes values the world held a moment ago. Every value a world can
+  // hold passes the setters' checks (one table of limits, and the step
+  // clamps into it: world.h, Step), and within a batch bodies neither
+  // vanish nor change type, so this cannot fail; if it ever did, that is a
+  // core bug worth a crash rather than a silently half-rolled-back world.
   if (!s.ok()) std::abort();
 }
 

@@ -62,17 +62,14 @@ absl::Status Operations::Step(const v1::StepRequest& request, v1::StepResponse* 
     }
     if (cancelled()) return Cancelled();
     // One tick can be undone with the update undo log alone (the tick itself
-    // runs only after every command applied). Longer runs keep a snapshot
-    // to return to if a later command fails or the caller cancels.
-    std::optional<std::vector<uint8_t>> before;
-    if (ticks > 1) before = world.Snapshot();
+    // runs only after every command applied). Longer runs keep a copy to
+    // return to if a later command fails or the caller cancels: a copy,
+    // not a snapshot, so that returning cannot fail (issue 13).
+    std::optional<World> before;
+    if (ticks > 1) before = world.Clone();
     const int64_t start_tick = world.tick();
     auto abandon = [&](absl::Status why) {
-      if (before) {
-        World restored;
-        MustSucceed(World::Restore(*before, &restored));
-        world = std::move(restored);
-      }
+      if (before) world = std::move(*before);
       world_entry.history().DropFrom(start_tick);
       return why;
     };

@@ -21,11 +21,9 @@
 namespace arbiter::server {
 namespace {
 
-// Gravity is bounded like body speeds (2^24 units/s): anything larger would
-// push bodies past the speed limit within a tick.
-constexpr Fixed kMaxGravity = Fixed::FromInt(int64_t{1} << 24);
+// Gravity and tick rate are bounded by the core's table (limits.h) and
+// checked by its ValidateWorldDef.
 constexpr int32_t kDefaultTickHz = 60;
-constexpr int32_t kMaxTickHz = 10000;
 
 absl::StatusOr<std::string> ResolveScenePath(const std::string& scene_dir, const std::string& name) {
   namespace fs = std::filesystem;
@@ -93,8 +91,10 @@ absl::Status Operations::CreateWorld(const v1::CreateWorldRequest& request, v1::
   }
   Vec2 gravity;
   if (absl::Status s = FromCore(wire::ParseVec2(request.gravity(), "gravity", &gravity)); !s.ok()) return s;
-  if (Abs(gravity.x) > kMaxGravity || Abs(gravity.y) > kMaxGravity) {
-    return absl::OutOfRangeError("gravity: beyond +-2^24 units/s^2");
+  if (request.has_gravity()) {
+    WorldDef probe;
+    probe.gravity = gravity;
+    if (absl::Status s = FromCore(ValidateWorldDef(probe)); !s.ok()) return s;
   }
   const uint32_t limit = registry_->limits().max_bodies_per_world;
   if (request.max_bodies() > limit) {
@@ -131,7 +131,7 @@ absl::Status Operations::CreateWorld(const v1::CreateWorldRequest& request, v1::
   if (request.has_gravity()) def.gravity = gravity;
   if (request.tick_hz() != 0) def.tick_hz = request.tick_hz();
   def.max_bodies = request.max_bodies() != 0 ? request.max_bodies() : limit;
-  if (def.tick_hz < 1 || def.tick_hz > kMaxTickHz) return absl::OutOfRangeError("tick_hz: must be in 1..10000");
+  if (absl::Status s = FromCore(ValidateWorldDef(def)); !s.ok()) return s;
   absl::StatusOr<uint32_t> history_ticks = HistoryTicks(request.history_ticks(), def.tick_hz);
   if (!history_ticks.ok()) return history_ticks.status();
 
@@ -168,7 +168,8 @@ absl::StatusOr<std::string> Operations::PreloadScene(const std::string& path) {
   if (registry_->Find(loaded.name).ok()) return loaded.name;
   WorldDef def = loaded.world;
   def.max_bodies = registry_->limits().max_bodies_per_world;
-  World world(def);
+  World world;
+  if (absl::Status s = FromCore(World::Create(def, &world)); !s.ok()) return WithPrefix(s, path + ": ");
   if (absl::Status s = FromCore(world.AddBodies(loaded.bodies)); !s.ok()) return WithPrefix(s, path + ": ");
   absl::StatusOr<uint32_t> history_ticks = HistoryTicks(0, def.tick_hz);
   if (!history_ticks.ok()) return history_ticks.status();

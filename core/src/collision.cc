@@ -240,15 +240,21 @@ DistanceOutput DistanceCores(const Core& a, const Core& b) {
     n = DotWide(edge_normal, pair.on_b - pair.on_a).Sign() >= 0 ? edge_normal : -edge_normal;
     core_distance = Fixed::FromRaw(static_cast<int64_t>(ISqrtRound(pair.how.distance2)));
   }
-  const Vec2 surface_a = MulAdd(pair.on_a, a.radius, n);
-  const Vec2 surface_b = MulAdd(pair.on_b, -b.radius, n);
   if (TestOverlapCores(a, b)) {
-    // Rounded shapes overlap although their cores do not: report the point
-    // midway between the two surfaces.
-    const Vec2 mid{(surface_a.x + surface_b.x).Half(), (surface_a.y + surface_b.y).Half()};
-    out.point_a = out.point_b = mid;
+    // Rounded shapes overlap although their cores do not. On the line
+    // through the closest core points (on_a at s = 0, on_b at s = d), the
+    // points within ra of on_a and within rb of on_b, both disks inside
+    // their shapes, are s in [max(-ra, d - rb), min(ra, d + rb)]: report
+    // the middle of that stretch, inside both shapes. (The middle of the
+    // two surface points, used before, is the same point unless one disk
+    // contains the other, and then lies outside the smaller one.)
+    const Fixed low = Max(-a.radius, core_distance - b.radius);
+    const Fixed high = Min(a.radius, core_distance + b.radius);
+    out.point_a = out.point_b = MulAdd(pair.on_a, (low + high).Half(), n);
     return out;
   }
+  const Vec2 surface_a = MulAdd(pair.on_a, a.radius, n);
+  const Vec2 surface_b = MulAdd(pair.on_b, -b.radius, n);
   out.point_a = surface_a;
   out.point_b = surface_b;
   out.normal = n;

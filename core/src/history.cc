@@ -1,7 +1,6 @@
 #include "arbiter/core/history.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 
 #include "world_impl.h"
@@ -163,10 +162,12 @@ Status WorldHistory::At(const World& live, int64_t tick, Fixed fraction, std::sh
   World view;
   if (base != nullptr) {
     view = base->world->Clone();
-  } else if (!World::Restore(layout.snapshot, &view).ok()) {
-    // The bytes came from World::Snapshot a moment ago; failing to read them
-    // back is a core bug, not an input error.
-    std::abort();
+  } else if (Status s = World::Restore(layout.snapshot, &view); !s.ok()) {
+    // The bytes came from World::Snapshot, and every state a world can
+    // reach restores (world.h, Step); should that ever break, the query
+    // fails with the reason instead of taking the process down.
+    return InternalError("history: the recorded world at tick " + std::to_string(tick) +
+                         " does not restore: " + s.message());
   }
   World::Impl& v = *view.impl_;
   for (size_t i = 0; i < poses.size(); ++i) {

@@ -17,9 +17,12 @@ class IdMap {
 
   uint32_t Find(uint64_t id) const {
     if (keys_.empty()) return kMissing;
+    // An empty slot ends the probe before its key is compared: id 0 (the
+    // empty marker, never a body) would otherwise "find" an empty slot and
+    // its stale value, e.g. RemoveBodies({0}) removing another body.
     for (size_t i = Home(id);; i = (i + 1) & mask_) {
-      if (keys_[i] == id) return values_[i];
       if (keys_[i] == 0) return kMissing;
+      if (keys_[i] == id) return values_[i];
     }
   }
 
@@ -41,7 +44,7 @@ class IdMap {
   }
 
   void Erase(uint64_t id) {
-    if (keys_.empty()) return;
+    if (id == 0 || keys_.empty()) return;  // 0 marks empty slots: never a key
     size_t i = Home(id);
     while (keys_[i] != id) {
       if (keys_[i] == 0) return;

@@ -170,6 +170,72 @@ std::vector<uint8_t> Encode(const World::Impl& w, bool for_hash) {
 
 Status Corrupt(const std::string& what) { return InvalidArgumentError("snapshot: " + what); }
 
+std::string RefName(const ShapeRef& r) {
+  return "(" + std::to_string(r.body_id) + ", " + std::to_string(r.shape_index) + ")";
+}
+
+// The shape `ref` names in `w`, or null when there is none.
+const ShapeRecord* FindShape(const World::Impl& w, const ShapeRef& ref) {
+  const BodyRecord* body = w.Find(ref.body_id);
+  if (body == nullptr || ref.shape_index >= body->shape_count) return nullptr;
+  return &w.shapes[body->first_shape + ref.shape_index];
+}
+
+// Contacts as a step leaves them (step.cc): a strictly ascending list of
+// touching pairs of non-sensor shapes on two bodies, one of them dynamic.
+// Anything else would go into the hash and the next step's warm start and
+// events unchecked.
+Status ValidateContacts(const World::Impl& w, const std::vector<internal::ContactState>& contacts) {
+  for (size_t i = 0; i < contacts.size(); ++i) {
+    const internal::ContactState& c = contacts[i];
+    const std::string field = "contacts[" + std::to_string(i) + "]";
+    if (i > 0 && !(contacts[i - 1].a < c.a || (contacts[i - 1].a == c.a && contacts[i - 1].b < c.b))) {
+      return Corrupt(field + ": not in strictly ascending (a, b) order");
+    }
+    if (!(c.a < c.b)) return Corrupt(field + ": shape a " + RefName(c.a) + " must precede shape b " + RefName(c.b));
+    const ShapeRecord* a = FindShape(w, c.a);
+    const ShapeRecord* b = FindShape(w, c.b);
+    if (a == nullptr) return Corrupt(field + ".a: no shape " + RefName(c.a));
+    if (b == nullptr) return Corrupt(field + ".b: no shape " + RefName(c.b));
+    if (c.a.body_id == c.b.body_id) return Corrupt(field + ": both shapes are on body " + std::to_string(c.a.body_id));
+    if (a->is_sensor || b->is_sensor) return Corrupt(field + ": a sensor shape cannot be in contact");
+    if (w.bodies[a->body_slot].type != BodyType::kDynamic && w.bodies[b->body_slot].type != BodyType::kDynamic) {
+      return Corrupt(field + ": neither body is dynamic");
+    }
+    if (c.point_count < 1 || c.point_count > 2) return Corrupt(field + ": a contact has 1 or 2 points");
+    for (int k = 0; k < c.point_count; ++k) {
+      if (c.points[k].normal_impulse < kFixedZero) {
+        return Corrupt(field + ".points[" + std::to_string(k) + "].normal_impulse: negative");
+      }
+    }
+  }
+  return OkStatus();
+}
+
+// Sensor overlaps as a step leaves them: strictly ascending (sensor,
+// visitor) pairs of a sensor shape and a non-sensor shape on another body,
+// not both static.
+Status ValidateSensors(const World::Impl& w, const std::vector<SensorEvent>& sensors) {
+  for (size_t i = 0; i < sensors.size(); ++i) {
+    const SensorEvent& e = sensors[i];
+    const std::string field = "sensor_overlaps[" + std::to_string(i) + "]";
+    if (i > 0 && !(sensors[i - 1].sensor < e.sensor || (sensors[i - 1].sensor == e.sensor && sensors[i - 1].visitor < e.visitor))) {
+      return Corrupt(field + ": not in strictly ascending (sensor, visitor) order");
+    }
+    const ShapeRecord* sensor = FindShape(w, e.sensor);
+    const ShapeRecord* visitor = FindShape(w, e.visitor);
+    if (sensor == nullptr) return Corrupt(field + ".sensor: no shape " + RefName(e.sensor));
+    if (visitor == nullptr) return Corrupt(field + ".visitor: no shape " + RefName(e.visitor));
+    if (!sensor->is_sensor) return Corrupt(field + ".sensor: shape " + RefName(e.sensor) + " is not a sensor");
+    if (visitor->is_sensor) return Corrupt(field + ".visitor: shape " + RefName(e.visitor) + " is a sensor");
+    if (e.sensor.body_id == e.visitor.body_id) return Corrupt(field + ": both shapes are on body " + std::to_string(e.sensor.body_id));
+    if (w.bodies[sensor->body_slot].type == BodyType::kStatic && w.bodies[visitor->body_slot].type == BodyType::kStatic) {
+      return Corrupt(field + ": both bodies are static");
+    }
+  }
+  return OkStatus();
+}
+
 }  // namespace
 
 uint64_t World::StateHash() const {
@@ -268,7 +334,9 @@ Status World::Restore(std::span<const uint8_t> bytes, World* out) {
     c.point_count = in.U8();
     if (c.point_count > 2) return Corrupt("contact with more than two points");
     for (int i = 0; i < c.point_count; ++i) {
-      c.points[i].id = static_cast<uint16_t>(in.U32());
+      const uint32_t id = in.U32();
+      if (id > 0xFFFF) return Corrupt("contact point with a feature id beyond 16 bits");
+      c.points[i].id = static_cast<uint16_t>(id);
       c.points[i].normal_impulse = in.F();
       c.points[i].tangent_impulse = in.F();
     }
@@ -282,10 +350,13 @@ Status World::Restore(std::span<const uint8_t> bytes, World* out) {
   }
   if (!in.ok()) return Corrupt("truncated");
   if (in.remaining() != 0) return Corrupt("trailing bytes");
-  if (def.tick_hz < 1 || def.tick_hz > 10000) return Corrupt("tick_hz out of range");
-  // Re-validate through the ordinary path: a snapshot is input like any other.
+  // Re-validate through the ordinary paths: a snapshot is input like any other.
+  if (Status s = ValidateWorldDef(def); !s.ok()) return Corrupt(s.message());
+  if (tick < 0) return Corrupt("tick: negative");
   World restored(def);
   if (Status s = restored.AddBodies(defs); !s.ok()) return Corrupt(s.message());
+  if (Status s = ValidateContacts(*restored.impl_, contacts); !s.ok()) return s;
+  if (Status s = ValidateSensors(*restored.impl_, sensors); !s.ok()) return s;
   restored.impl_->tick = tick;
   restored.impl_->contacts = std::move(contacts);
   restored.impl_->sensor_overlaps = std::move(sensors);

@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "arbiter/core/limits.h"
 #include "arbiter/core/world.h"
 #include "world_impl.h"
 
@@ -32,7 +33,6 @@ constexpr Fixed kContactHertz = Fixed::FromInt(30);
 constexpr Fixed kContactDampingRatio = Fixed::FromInt(10);
 constexpr Fixed kContactPushMaxVelocity = Fixed::FromInt(3);
 constexpr Fixed kRestitutionThreshold = Fixed::FromInt(1);
-constexpr Fixed kMaxSpeed = Fixed::FromInt(int64_t{1} << 24);  // the BodyDef limit
 constexpr Fixed kMaxRotationPerSubstep = Fixed::FromRaw(Fixed::kOneRaw / 4);  // radians
 
 // Velocity and pose of a body while the tick is solved. Index 0 is a

@@ -113,6 +113,16 @@ void ApplyRestitution(SolverContact& c, std::vector<SolverBody>& bodies) {
   }
 }
 
+// Holds a body's velocity to the limits every entry point checks
+// (limits.h). Contacts and restitution (up to kMaxMaterial times the
+// approach speed) can push it past them; stored as it is, the state would
+// be one Restore and the setters refuse (issue 13). As Box2D clamps the
+// translation and rotation of a step, the limit wins.
+void ClampVelocity(SolverBody* sb) {
+  sb->v = {Clamp(sb->v.x, -kMaxLinearSpeed, kMaxLinearSpeed), Clamp(sb->v.y, -kMaxLinearSpeed, kMaxLinearSpeed)};
+  sb->w = Clamp(sb->w, -kMaxAngularSpeed, kMaxAngularSpeed);
+}
+
 // x / d, skipping the 128-bit division when d is exactly one (no damping),
 // where the quotient is x itself.
 Fixed DivideByDamping(Fixed x, Fixed d) { return d == kFixedOne ? x : x / d; }
@@ -129,7 +139,7 @@ void IntegrateVelocities(const World::Impl& w, StepState* st) {
     sb.v = Vec2{DivideByDamping(sb.v.x, linear), DivideByDamping(sb.v.y, linear)};
     sb.v = MulAdd(sb.v, h * body.gravity_scale, w.def.gravity);
     sb.w = DivideByDamping(sb.w, kFixedOne + h * body.angular_damping);
-    sb.v = {Clamp(sb.v.x, -kMaxSpeed, kMaxSpeed), Clamp(sb.v.y, -kMaxSpeed, kMaxSpeed)};
+    ClampVelocity(&sb);
   }
 }
 
@@ -156,6 +166,7 @@ void SolveContacts(const World::Impl& w, StepState* st) {
     for (SolverContact& c : constraints) SolveContact(c, st->solver, soft, st->inv_h, false);
   }
   for (SolverContact& c : constraints) ApplyRestitution(c, st->solver);
+  for (size_t i = 1; i < st->solver.size(); ++i) ClampVelocity(&st->solver[i]);
 
   // Impulses for warm starting next tick.
   for (size_t k = 0; k < constraints.size(); ++k) {

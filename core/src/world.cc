@@ -4,6 +4,8 @@
 #include <atomic>
 #include <string>
 
+#include "body_mass.h"
+#include "validate.h"
 #include "world_impl.h"
 
 namespace arbiter {
@@ -12,99 +14,6 @@ using internal::BodyRecord;
 using internal::ShapeRecord;
 
 namespace {
-
-// Limits of the non-geometric body fields. Velocities are bounded so that a
-// tick's displacement stays far inside the world range; material values so
-// that products with masses and impulses stay inside Q32.32.
-constexpr Fixed kMaxLinearSpeed = Fixed::FromInt(int64_t{1} << 24);
-constexpr Fixed kMaxAngularSpeed = Fixed::FromInt(int64_t{1} << 16);
-constexpr Fixed kMaxMaterial = Fixed::FromInt(int64_t{1} << 16);
-constexpr uint32_t kMaxShapesPerBody = 64;
-// |c^2 + s^2 - 1| above 2^-16 is not a rotation (it would scale shapes).
-constexpr int64_t kRotationTolerance = int64_t{1} << 48;  // 2^-16 in Q64.64
-
-std::string Field(const std::string& prefix, const char* name) { return prefix + "." + name; }
-
-}  // namespace
-
-bool IsUnitRotation(Rot q) {
-  const Int128 norm = MulWide(q.c, q.c) + MulWide(q.s, q.s) - MulWide(kFixedOne, kFixedOne);
-  return norm.Abs() <= Int128(kRotationTolerance);
-}
-
-namespace {
-
-Status ValidateTransform(const Transform& xf, const std::string& field) {
-  if (!IsInWorldRange(xf.p)) {
-    return OutOfRangeError(field + ".p: position beyond +-2^29 units");
-  }
-  if (!IsUnitRotation(xf.q)) return InvalidArgumentError(field + ".q: not a unit rotation (c^2 + s^2 != 1)");
-  return OkStatus();
-}
-
-const char* ShapeFieldName(ShapeType type) {
-  switch (type) {
-    case ShapeType::kCircle: return "circle";
-    case ShapeType::kCapsule: return "capsule";
-    case ShapeType::kSegment: return "segment";
-    case ShapeType::kPolygon: return "polygon";
-  }
-  return "shape";
-}
-
-Status ValidateShapeDef(const ShapeDef& def, const std::string& field) {
-  const uint8_t type = static_cast<uint8_t>(def.shape.type);
-  if (type > static_cast<uint8_t>(ShapeType::kPolygon)) return InvalidArgumentError(field + ".type: unknown shape type");
-  const ShapeError error = ValidateShape(def.shape);
-  if (error != ShapeError::kOk) {
-    const std::string message = field + "." + ShapeFieldName(def.shape.type) + ": " + ShapeErrorMessage(error);
-    return error == ShapeError::kOutOfRange ? OutOfRangeError(message) : InvalidArgumentError(message);
-  }
-  if (def.friction < kFixedZero || def.friction > kMaxMaterial) {
-    return OutOfRangeError(Field(field, "friction") + ": must be in [0, 65536]");
-  }
-  if (def.restitution < kFixedZero || def.restitution > kMaxMaterial) {
-    return OutOfRangeError(Field(field, "restitution") + ": must be in [0, 65536]");
-  }
-  if (def.density < kFixedZero || def.density > kMaxMaterial) {
-    return OutOfRangeError(Field(field, "density") + ": must be in [0, 65536]");
-  }
-  return OkStatus();
-}
-
-Status ValidateBodyDef(const BodyDef& def, const std::string& field) {
-  if (def.id == 0) return InvalidArgumentError(Field(field, "id") + ": must be non-zero");
-  if (static_cast<uint8_t>(def.type) > static_cast<uint8_t>(BodyType::kDynamic)) {
-    return InvalidArgumentError(Field(field, "type") + ": unknown body type");
-  }
-  if (Status s = ValidateTransform(def.transform, Field(field, "transform")); !s.ok()) return s;
-  if (!WithinMagnitude(def.linear_velocity.x, kMaxLinearSpeed) || !WithinMagnitude(def.linear_velocity.y, kMaxLinearSpeed)) {
-    return OutOfRangeError(Field(field, "linear_velocity") + ": beyond +-2^24 units/s");
-  }
-  if (!WithinMagnitude(def.angular_velocity, kMaxAngularSpeed)) {
-    return OutOfRangeError(Field(field, "angular_velocity") + ": beyond +-2^16 rad/s");
-  }
-  for (const auto& [value, name] : {std::pair{def.linear_damping, "linear_damping"}, std::pair{def.angular_damping, "angular_damping"}}) {
-    if (value < kFixedZero || value > kMaxMaterial) return OutOfRangeError(Field(field, name) + ": must be in [0, 65536]");
-  }
-  if (!WithinMagnitude(def.gravity_scale, kMaxMaterial)) return OutOfRangeError(Field(field, "gravity_scale") + ": beyond +-65536");
-  if (def.shapes.empty()) return InvalidArgumentError(Field(field, "shapes") + ": a body needs at least one shape");
-  if (def.shapes.size() > kMaxShapesPerBody) {
-    return ResourceExhaustedError(Field(field, "shapes") + ": more than 64 shapes");
-  }
-  for (size_t i = 0; i < def.shapes.size(); ++i) {
-    if (Status s = ValidateShapeDef(def.shapes[i], field + ".shapes[" + std::to_string(i) + "]"); !s.ok()) return s;
-  }
-  if (def.type == BodyType::kDynamic) {
-    for (size_t i = 0; i < def.shapes.size(); ++i) {
-      if (!ComputeMass(def.shapes[i].shape, def.shapes[i].density).representable) {
-        return OutOfRangeError(field + ".shapes[" + std::to_string(i) +
-                               "]: mass or inertia too large for Q32.32 (make the body static or smaller)");
-      }
-    }
-  }
-  return OkStatus();
-}
 
 // Local points of a shape in proxy order (what MakeProxy transforms).
 int LocalPoints(const Shape& shape, Vec2* out, Fixed* radius) {
@@ -131,33 +40,14 @@ int LocalPoints(const Shape& shape, Vec2* out, Fixed* radius) {
   return 0;
 }
 
-// Mass, centre of mass and rotational inertia of a dynamic body from its
-// shapes (parallel-axis theorem); other bodies are immovable (zeros). A
-// dynamic body without area gets unit mass at its origin and no rotation,
-// as in Box2D.
+// Mass properties of a dynamic body (body_mass.h); other bodies are
+// immovable (zeros). AddBodies validated the body, so the sums fit.
 void SetMassData(const BodyDef& def, BodyRecord* body) {
-  body->inv_mass = kFixedZero;
-  body->inv_inertia = kFixedZero;
-  body->local_center = Vec2{};
-  if (def.type != BodyType::kDynamic) return;
-  Fixed mass;
-  Int128 moment_x = 0, moment_y = 0;  // sum of m c (Q64.64)
-  Fixed origin_inertia;               // about the body origin
-  for (const ShapeDef& sd : def.shapes) {
-    const MassData md = ComputeMass(sd.shape, sd.density);
-    mass += md.mass;
-    moment_x += MulWide(md.mass, md.center.x);
-    moment_y += MulWide(md.mass, md.center.y);
-    origin_inertia += md.rotational_inertia + md.mass * RoundWide(LengthSquaredWide(md.center));
-  }
-  if (mass <= kFixedZero) {
-    body->inv_mass = kFixedOne;
-    return;
-  }
-  body->inv_mass = kFixedOne / mass;
-  body->local_center = {DivWide(moment_x, mass), DivWide(moment_y, mass)};
-  const Fixed inertia = origin_inertia - mass * RoundWide(LengthSquaredWide(body->local_center));
-  body->inv_inertia = inertia > kFixedZero ? kFixedOne / inertia : kFixedZero;
+  internal::BodyMass mass;
+  if (def.type != BodyType::kDynamic || !internal::ComputeBodyMass(def.shapes, &mass)) mass = {};
+  body->local_center = mass.local_center;
+  body->inv_mass = mass.inv_mass;
+  body->inv_inertia = mass.inv_inertia;
 }
 
 // Room for `extra` more elements: exactly that much for a big batch, but
@@ -192,6 +82,12 @@ bool ShouldCollide(const Filter& a, const Filter& b) {
 }
 
 World::World(const WorldDef& def) : impl_(std::make_unique<Impl>()) { impl_->def = def; }
+
+Status World::Create(const WorldDef& def, World* out) {
+  if (Status s = ValidateWorldDef(def); !s.ok()) return s;
+  *out = World(def);
+  return OkStatus();
+}
 World::~World() = default;
 World::World(World&&) noexcept = default;
 World& World::operator=(World&&) noexcept = default;
@@ -222,7 +118,7 @@ Status World::AddBodies(std::span<const BodyDef> defs) {
   // Validate everything before touching anything.
   for (size_t i = 0; i < defs.size(); ++i) {
     const std::string field = "bodies[" + std::to_string(i) + "]";
-    if (Status s = ValidateBodyDef(defs[i], field); !s.ok()) return s;
+    if (Status s = internal::ValidateBodyDef(defs[i], field); !s.ok()) return s;
     if (w.ids.Find(defs[i].id) != internal::IdMap::kMissing) {
       return AlreadyExistsError(field + ".id: body " + std::to_string(defs[i].id) + " already exists");
     }
@@ -363,7 +259,7 @@ Status World::SetBodyTransform(uint64_t id, const Transform& transform) {
   Impl& w = *impl_;
   const uint32_t slot = w.ids.Find(id);
   if (slot == internal::IdMap::kMissing) return NotFoundError("body_id: no body " + std::to_string(id));
-  if (Status s = ValidateTransform(transform, "transform"); !s.ok()) return s;
+  if (Status s = internal::ValidateTransform(transform, "transform"); !s.ok()) return s;
   w.bodies[slot].transform = transform;
   w.SyncBodyShapes(slot);
   if (w.bodies[slot].type == BodyType::kStatic) w.layout_stamp = Impl::NewLayoutStamp();
@@ -377,10 +273,7 @@ Status World::SetBodyVelocity(uint64_t id, Vec2 linear, Fixed angular) {
   if (w.bodies[slot].type == BodyType::kStatic) {
     return FailedPreconditionError("body_id: body " + std::to_string(id) + " is static and cannot move");
   }
-  if (!WithinMagnitude(linear.x, kMaxLinearSpeed) || !WithinMagnitude(linear.y, kMaxLinearSpeed)) {
-    return OutOfRangeError("linear_velocity: beyond +-2^24 units/s");
-  }
-  if (!WithinMagnitude(angular, kMaxAngularSpeed)) return OutOfRangeError("angular_velocity: beyond +-2^16 rad/s");
+  if (Status s = internal::ValidateVelocity(linear, angular, ""); !s.ok()) return s;
   w.bodies[slot].linear_velocity = linear;
   w.bodies[slot].angular_velocity = angular;
   return OkStatus();
@@ -514,32 +407,6 @@ BodyDef World::Impl::BodyDefOf(const BodyRecord& body) const {
     out.shapes.push_back(sd);
   }
   return out;
-}
-
-Status ValidateRay(const RayCastInput& ray, const char* field) {
-  const std::string f(field);
-  if (!IsInWorldRange(ray.origin)) return OutOfRangeError(f + ".origin: beyond +-2^29 units");
-  const Fixed limit = Fixed::FromInt(int64_t{1} << 30);
-  if (!WithinMagnitude(ray.translation.x, limit) || !WithinMagnitude(ray.translation.y, limit)) {
-    return OutOfRangeError(f + ".translation: beyond +-2^30 units");
-  }
-  if (ray.max_fraction < kFixedZero || ray.max_fraction > kFixedOne) {
-    return OutOfRangeError(f + ".max_fraction: must be in [0, 1]");
-  }
-  return OkStatus();
-}
-
-Status ValidatePoint(Vec2 point, const char* field) {
-  if (!IsInWorldRange(point)) return OutOfRangeError(std::string(field) + ": beyond +-2^29 units");
-  return OkStatus();
-}
-
-Status ValidateAabb(const Aabb& box, const char* field) {
-  const std::string f(field);
-  if (!IsInWorldRange(box.lower)) return OutOfRangeError(f + ".lower: beyond +-2^29 units");
-  if (!IsInWorldRange(box.upper)) return OutOfRangeError(f + ".upper: beyond +-2^29 units");
-  if (!IsValid(box)) return InvalidArgumentError(f + ": lower must not exceed upper");
-  return OkStatus();
 }
 
 }  // namespace arbiter

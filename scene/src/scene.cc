@@ -29,8 +29,9 @@ constexpr int kShapeLog2 = 24;        // kMaxShapeExtent: shape-local coordinate
 constexpr int kTranslationLog2 = 30;  // query translations (see world.h)
 static_assert(int64_t{1} << kWorldLog2 == kMaxWorldCoordinate);
 static_assert(int64_t{1} << kShapeLog2 == kMaxShapeExtent);
-
-constexpr int32_t kMaxTickHz = 10000;
+static_assert(Fixed::FromInt(int64_t{1} << kTranslationLog2) == kMaxQueryTranslation);
+// The world's own limits (gravity, tick_hz, speeds) are the core's
+// (limits.h), checked by the core's validation after parsing.
 
 // A JSON path, built on the stack as the parser descends and turned into
 // text only when an error is reported, e.g. "bodies[12].shapes[0].polygon".
@@ -564,8 +565,11 @@ Status ParseSceneJson(const Json& root, const ListSink& bodies, Scene* out) {
 
   int64_t value = 0;
   ARBITER_SCENE_RETURN_IF_ERROR(Require(root, path, "tick_hz", &member));
-  ARBITER_SCENE_RETURN_IF_ERROR(ReadInt(*member, path["tick_hz"], 1, kMaxTickHz, &value));
+  ARBITER_SCENE_RETURN_IF_ERROR(ReadInt(*member, path["tick_hz"], kMinTickHz, kMaxTickHz, &value));
   out->world.tick_hz = static_cast<int32_t>(value);
+  // The core's one check of a world definition; its message names the
+  // field ("gravity: ..."), which is also the JSON path here.
+  if (Status s = ValidateWorldDef(out->world); !s.ok()) return s;
 
   out->steps = 0;
   if (const Json* steps = Find(root, "steps")) {

@@ -392,5 +392,41 @@ TEST(CollisionEdgeCases, TinyEdgeWithHugeRadius_IsNotMissed) {
   EXPECT_NEAR(out.fraction.ToDouble(), t, 1e-3);
 }
 
+
+// Issue 13, item 5: a sweep that starts in overlap reports a point inside
+// both shapes. A small disk deep inside a large one was reported at the
+// middle of the two surface points, outside the small disk.
+TEST(ShapeCastStartingInOverlap, SmallDiskInsideLargeDisk_PointInsideBoth) {
+  ShapeCastInput in;
+  in.a = Place(CircleShape(1), V(0, 0));
+  in.b = Place(CircleShape(10), V(5, 0));
+  in.translation = V(3, 0);
+  for (int flip = 0; flip < 2; ++flip) {
+    const CastOutput out = ShapeCast(in);
+    EXPECT_TRUE(out.hit);
+    EXPECT_EQ(out.fraction, kFixedZero);
+    EXPECT_EQ(out.normal, Vec2{});
+    EXPECT_TRUE(ContainsPoint(in.a, out.point)) << "point outside the moving shape";
+    EXPECT_TRUE(ContainsPoint(in.b, out.point)) << "point outside the shape hit";
+    // The middle of the stretch of the centre line in both disks (x in
+    // [-1, 1]), whichever disk moves.
+    EXPECT_EQ(out.point, V(0, 0));
+    std::swap(in.a, in.b);
+  }
+}
+
+TEST(ShapeCastStartingInOverlap, RoundingsOnlyOverlap_MiddleOfTheSharedStretch) {
+  // Disks of radius 2 and 4, centres 5 apart: the centre line is in both
+  // for s in [5 - 4, 2] = [1, 2], so the point is at s = 1.5.
+  ShapeCastInput in;
+  in.a = Place(CircleShape(2), V(0, 0));
+  in.b = Place(CircleShape(4), V(5, 0));
+  in.translation = V(0, 7);
+  const CastOutput out = ShapeCast(in);
+  EXPECT_TRUE(out.hit);
+  EXPECT_EQ(out.fraction, kFixedZero);
+  EXPECT_EQ(out.point, (Vec2{Fixed::FromRatio(3, 2), kFixedZero}));
+}
+
 }  // namespace
 }  // namespace arbiter

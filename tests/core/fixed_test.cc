@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "arbiter/core/limits.h"
 #include "testing/random.h"
 
 namespace arbiter {

@@ -14,27 +14,8 @@ namespace {
 Fixed F(double d) { return Fixed::FromDouble(d); }
 Vec2 V(double x, double y) { return {F(x), F(y)}; }
 
-BodyDef BoxBody(uint64_t id, BodyType type, Vec2 position, double hx, double hy, Rot q = kRotIdentity) {
-  Polygon box;
-  EXPECT_EQ(MakeBox(F(hx), F(hy), &box), ShapeError::kOk);
-  BodyDef def;
-  def.id = id;
-  def.type = type;
-  def.transform = {position, q};
-  def.shapes.push_back(ShapeDef{});
-  def.shapes[0].shape = Shape::FromPolygon(box);
-  return def;
-}
-
-BodyDef DiskBody(uint64_t id, BodyType type, Vec2 position, double r) {
-  BodyDef def;
-  def.id = id;
-  def.type = type;
-  def.transform.p = position;
-  def.shapes.push_back(ShapeDef{});
-  def.shapes[0].shape = Shape::FromCircle({V(0, 0), F(r)});
-  return def;
-}
+using testing::BoxBody;
+using testing::DiskBody;
 
 World FloorWorld(double gravity = -10) {
   World world(WorldDef{V(0, gravity), 60, 10000});

@@ -92,6 +92,25 @@ TEST(World, RemoveBodies_UnknownIdRemovesNothing) {
   EXPECT_FALSE(world.CastRayClosest({V(-5, 0), V(4, 0), kFixedOne}).has_value());
 }
 
+// Id 0 marks an empty slot of the id map; looking it up used to return the
+// slot's stale value, so RemoveBodies({0}) removed another body and left a
+// dangling id behind.
+TEST(World, BodyIdZero_IsNeverFound) {
+  World world;
+  ASSERT_TRUE(world.AddBodies(std::vector<BodyDef>{Disk(1, 0, 0, 1), Disk(2, 3, 0, 1)}).ok());
+  const uint64_t before = world.StateHash();
+  const std::vector<uint64_t> zero = {0};
+  const Status s = world.RemoveBodies(zero);
+  EXPECT_EQ(s.code(), StatusCode::kNotFound);
+  EXPECT_EQ(s.message(), "body_ids[0]: no body 0");
+  EXPECT_EQ(world.StateHash(), before);
+  EXPECT_FALSE(world.FindBody(0).has_value());
+  EXPECT_EQ(world.SetBodyVelocity(0, V(1, 0), kFixedZero).code(), StatusCode::kNotFound);
+  EXPECT_EQ(world.SetBodyTransform(0, kTransformIdentity).code(), StatusCode::kNotFound);
+  EXPECT_EQ(world.SetShapeFilter(0, 0, Filter{}).code(), StatusCode::kNotFound);
+  EXPECT_EQ(world.StateHash(), before);
+}
+
 TEST(World, Mutators_RejectBadInputAndKeepState) {
   World world;
   ASSERT_TRUE(world.AddBody(Disk(1, 0, 0, 1)).ok());

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <thread>
 
+#include "bounce_world.h"
 #include "journal_file.h"
 #include "match_script.h"
 #include "replay.h"
@@ -561,6 +562,23 @@ TEST(JournalTest, SigkillMidStream_LosesNothingAcknowledged_AndHalfAppliesNothin
   std::printf("crash test: %zu changes acknowledged over 3 SIGKILLs (%d kill(s) hit a committed, unacknowledged "
               "change); recovered at tick %lld\n",
               acknowledged, in_flight_committed, static_cast<long long>(now.first));
+}
+
+// Issue 13, item 3: a checkpoint of a world whose step reached the speed
+// limit (bounce_world.h) recovers. Before the step clamped its state into
+// the limits, recovery refused the checkpoint and the server would not start.
+TEST(JournalTest, Restart_RecoversAWorldSteppedToTheSpeedLimit) {
+  TempDir dir;
+  std::pair<int64_t, uint64_t> before;
+  {
+    LiveServer server(JournaledOptions(dir, /*snapshot_every=*/1));
+    ASSERT_THAT(server.client().CreateWorld(BounceWorld("bounce")), IsOk());
+    ASSERT_THAT(server.client().Step(StepTicks("bounce", kBounceTicks)), IsOk());
+    before = TickAndHash(server.client(), "bounce");
+  }
+  LiveServer restarted(JournaledOptions(dir, /*snapshot_every=*/1));
+  EXPECT_EQ(restarted.server().recovered(), std::vector<std::string>{"bounce"});
+  EXPECT_EQ(TickAndHash(restarted.client(), "bounce"), before);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -61,6 +62,16 @@ class LiveServer {
   std::unique_ptr<server::ArbiterServer> server_;
   std::unique_ptr<client::ArbiterClient> client_;
 };
+
+/// A world's (tick, state hash) as GetStateHash reports them; (-1, 0) and a
+/// test failure when the call fails.
+inline std::pair<int64_t, uint64_t> WorldTickAndHash(client::ArbiterClient& client, const std::string& world_id) {
+  v1::GetStateHashRequest request;
+  request.set_world_id(world_id);
+  absl::StatusOr<v1::GetStateHashResponse> reply = client.GetStateHash(request);
+  EXPECT_TRUE(reply.ok()) << reply.status();
+  return reply.ok() ? std::make_pair(reply->tick(), reply->state_hash()) : std::make_pair(int64_t{-1}, uint64_t{0});
+}
 
 // ---- Status matchers ------------------------------------------------------------------
 

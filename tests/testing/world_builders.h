@@ -16,6 +16,30 @@ namespace arbiter::testing {
 
 /// A body of a random type with 1-3 random shapes (all four kinds), placed
 /// in [-extent, extent]^2 with a random rotation and filter.
+/// A body with one box shape of half extents hx x hy (default material).
+inline BodyDef BoxBody(uint64_t id, BodyType type, Vec2 position, double hx, double hy, Rot q = kRotIdentity) {
+  Polygon box;
+  (void)MakeBox(Fixed::FromDouble(hx), Fixed::FromDouble(hy), &box);
+  BodyDef def;
+  def.id = id;
+  def.type = type;
+  def.transform = {position, q};
+  def.shapes.push_back(ShapeDef{});
+  def.shapes[0].shape = Shape::FromPolygon(box);
+  return def;
+}
+
+/// A body with one disk of radius r centred on its origin.
+inline BodyDef DiskBody(uint64_t id, BodyType type, Vec2 position, double r) {
+  BodyDef def;
+  def.id = id;
+  def.type = type;
+  def.transform.p = position;
+  def.shapes.push_back(ShapeDef{});
+  def.shapes[0].shape = Shape::FromCircle({Vec2{}, Fixed::FromDouble(r)});
+  return def;
+}
+
 inline BodyDef RandomBody(SplitMix64& rng, uint64_t id, double extent) {
   auto f = [](double d) { return Fixed::FromDouble(d); };
   auto unit = [&rng]() { return static_cast<double>(rng.Next() >> 11) * 0x1.0p-53; };

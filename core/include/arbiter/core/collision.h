@@ -8,7 +8,9 @@
 // Conventions pinned by tests:
 //  - touching counts as overlapping (distance exactly zero overlaps);
 //  - a ray or cast that starts overlapping hits at fraction 0 with a zero
-//    normal; the start test is the exact overlap predicate;
+//    normal; the start test is the exact overlap predicate; the point is
+//    the ray's origin, or for a cast the overlap point of ShapeDistance
+//    (below), which lies inside both shapes;
 //  - normals are unit vectors (within 1 ulp per component) pointing out of
 //    the shape that was hit;
 //  - fractions are Q32.32 in [0, max_fraction], rounded to nearest.
@@ -50,9 +52,27 @@ CastOutput RayCast(const ShapeProxy& proxy, const RayCastInput& input);
 CastOutput RayCast(const Shape& shape, const Transform& xf, const RayCastInput& input);
 
 /// The distance between two placed shapes (surfaces, radii included).
+///
+/// When the shapes overlap (exact test), distance and normal are zero and
+/// point_a == point_b == the overlap point, a point inside both shapes
+/// (exactly, up to the rounding of one division or product to Q32.32):
+///  - when the cores (the shapes without their rounding radius) intersect,
+///    a point of both cores: the first vertex of B's core inside A's
+///    polygon core, else the first vertex of A's core inside B's, else the
+///    crossing of the first pair of core edges (A's edges outer, in
+///    order) that meet;
+///  - otherwise only the roundings overlap: with p_a, p_b the closest core
+///    points (as for separated shapes), d = |p_b - p_a| and n the unit
+///    vector from p_a to p_b, the points p_a + s n with
+///    s in [max(-ra, d - rb), min(ra, d + rb)] lie within ra of p_a and
+///    within rb of p_b, so in both shapes; the point is the middle of that
+///    stretch. (It is the middle of the two surface points unless one
+///    rounding disk contains the other.)
+/// Both rules are cheap (no iteration) and functions of the placed points
+/// alone.
 struct DistanceOutput {
-  Vec2 point_a;    ///< closest point on A's surface
-  Vec2 point_b;    ///< closest point on B's surface
+  Vec2 point_a;    ///< closest point on A's surface; the overlap point when overlapping
+  Vec2 point_b;    ///< closest point on B's surface; the overlap point when overlapping
   Vec2 normal;     ///< unit vector from A toward B; zero when overlapping
   Fixed distance;  ///< zero when the shapes overlap (exact test)
 };
@@ -75,8 +95,9 @@ struct ShapeCastInput {
 /// The first contact of A moving against B. `normal` is B's outward normal at
 /// the contact, `point` the contact point on B. Solved as a ray cast from the
 /// origin against the rounded Minkowski difference B - A, so it is as exact
-/// as a ray cast. Touching at t = 0 (exact test) reports fraction 0 and a
-/// zero normal.
+/// as a ray cast. Touching at t = 0 (exact test) reports fraction 0, a
+/// zero normal and, as `point`, ShapeDistance's overlap point of A and B at
+/// the start: a point inside both shapes (see DistanceOutput for which).
 CastOutput ShapeCast(const ShapeCastInput& input);
 
 }  // namespace arbiter

@@ -16,7 +16,7 @@
 // representable value, ties toward +infinity. Products are formed exactly in
 // 128 bits first (see wide.h), so a multiplication rounds once.
 //
-// Ranges: world coordinates are limited to |v| <= kMaxWorldCoordinate (2^29,
+// Ranges: world coordinates are limited to |v| <= kMaxWorldCoordinate (limits.h: 2^29,
 // about 5.4e8 units) and are checked where they enter the core (world and
 // shape constructors, query entry points). Inside that range every sum,
 // difference and exact product the core forms fits its type. Arithmetic on
@@ -114,10 +114,6 @@ constexpr Fixed kFixedHalf = Fixed::FromRaw(Fixed::kOneRaw / 2);
 constexpr Fixed kFixedPi = Fixed::FromRaw(13493037705);
 constexpr Fixed kFixedHalfPi = Fixed::FromRaw(6746518852);
 constexpr Fixed kFixedTwoPi = Fixed::FromRaw(26986075409);
-
-/// Largest |coordinate| of any point in a world, in world units (2^29).
-constexpr int64_t kMaxWorldCoordinate = int64_t{1} << 29;
-constexpr Fixed kFixedMaxWorldCoordinate = Fixed::FromInt(kMaxWorldCoordinate);
 
 /// |a|; note that Abs(Fixed::Min()) wraps to Fixed::Min(): range checks
 /// use WithinMagnitude, which has no such corner.

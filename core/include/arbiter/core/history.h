@@ -76,7 +76,8 @@ class WorldHistory {
   /// live.tick(), fraction 0). OUT_OF_RANGE naming the window when `tick`
   /// is older than the oldest retained tick or not before the live tick
   /// (with a fraction); INVALID_ARGUMENT for a fraction outside [0, 1).
-  /// The rebuilt world reports tick() == `tick`.
+  /// The rebuilt world reports tick() == `tick`. INTERNAL if a recorded
+  /// world does not restore (a core bug: every reachable state restores).
   Status At(const World& live, int64_t tick, Fixed fraction, std::shared_ptr<const World>* out) const;
 
   /// Heap bytes held by the retained ticks (poses and shared layouts), not

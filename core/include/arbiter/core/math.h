@@ -7,6 +7,7 @@
 #pragma once
 
 #include "arbiter/core/fixed.h"
+#include "arbiter/core/limits.h"
 
 namespace arbiter {
 

@@ -4,7 +4,7 @@
 // Shapes are defined in their body's local frame. Construction validates and
 // rejects bad input with a reason; it never "fixes" a shape silently.
 //
-// Ranges: every local coordinate and radius is limited to |v| <= kMaxShapeExtent
+// Ranges (limits.h): every local coordinate and radius is limited to |v| <= kMaxShapeExtent
 // (2^24 units). Together with kMaxWorldCoordinate (2^29) for body positions,
 // every world-space point of a shape stays below 2^29 + 2^25 units in
 // magnitude, and every difference of two such points below 2^31 units, so
@@ -15,16 +15,13 @@
 #include <cstdint>
 #include <span>
 
+#include "arbiter/core/limits.h"
 #include "arbiter/core/math.h"
 
 namespace arbiter {
 
 /// Most vertices a polygon may have.
 constexpr int kMaxPolygonVertices = 8;
-
-/// Largest |coordinate| or radius of a shape in its body's frame (2^24 units).
-constexpr int64_t kMaxShapeExtent = int64_t{1} << 24;
-constexpr Fixed kFixedMaxShapeExtent = Fixed::FromInt(kMaxShapeExtent);
 
 /// A disk.
 struct Circle {

@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "arbiter/core/collision.h"
+#include "arbiter/core/limits.h"
 #include "arbiter/core/math.h"
 #include "arbiter/core/shapes.h"
 #include "arbiter/core/status.h"
@@ -81,10 +82,14 @@ struct ShapeRef {
 };
 
 struct WorldDef {
-  Vec2 gravity;            ///< units per second squared
-  int32_t tick_hz = 60;    ///< ticks per second, 1..10000
+  Vec2 gravity;            ///< units per second squared, each component within +-kMaxGravity (2^24)
+  int32_t tick_hz = 60;    ///< ticks per second, kMinTickHz..kMaxTickHz (1..10000)
   uint32_t max_bodies = 4'000'000;
 };
+
+/// The one check of a WorldDef, shared by World::Create, Restore, the scene
+/// loader and the server: OUT_OF_RANGE naming `gravity` or `tick_hz`.
+Status ValidateWorldDef(const WorldDef& def);
 
 /// A contact that started or stopped touching during a tick. Shape `a`
 /// precedes `b` in (body id, shape index) order; the normal points from a
@@ -165,7 +170,12 @@ struct BodyView {
 
 class World {
  public:
+  /// `def` must pass ValidateWorldDef (the default does); Create checks it
+  /// and is the entry point for definitions from outside the process.
   explicit World(const WorldDef& def = {});
+  /// A new empty world; the status of ValidateWorldDef (and *out
+  /// unchanged) when `def` is out of range.
+  static Status Create(const WorldDef& def, World* out);
   ~World();
   World(World&&) noexcept;
   World& operator=(World&&) noexcept;
@@ -242,6 +252,22 @@ class World {
   /// null, reports the tick's contact and sensor events there. When `times`
   /// is not null, each stage's wall-clock time is added to it (benchmarks;
   /// the clock never reaches a result).
+  ///
+  /// The state a step leaves always passes every check of AddBodies, the
+  /// setters and Restore (the limits of limits.h), so a snapshot of it
+  /// restores and any value read back can be written again:
+  ///  - each component of a body's linear velocity is clamped to
+  ///    +-kMaxLinearSpeed and its angular velocity to +-kMaxAngularSpeed
+  ///    when each sub-step integrates gravity and again after restitution,
+  ///    before the tick's velocities are stored (a restitution up to
+  ///    kMaxMaterial can multiply an approach speed far past the limit; as
+  ///    Box2D clamps translation and rotation per step, the limit wins and
+  ///    the energy above it is lost);
+  ///  - a body's centre of mass stays within kMaxWorldCoordinate - 2^25
+  ///    per axis (the velocity along a clamped axis becomes zero), so its
+  ///    origin stays within kMaxWorldCoordinate;
+  ///  - rotations are renormalised every tick; contacts keep 1 or 2 points
+  ///    with non-negative normal impulses, in (a, b) order.
   void Step(TickEvents* events = nullptr, StepTimes* times = nullptr);
 
   // ---- State -----------------------------------------------------------------
@@ -251,8 +277,15 @@ class World {
   uint64_t StateHash() const;
   /// The canonical byte image (little-endian, versioned; see snapshot.cc).
   std::vector<uint8_t> Snapshot() const;
-  /// Rebuilds a world from Snapshot() bytes. On any error (bad magic,
-  /// version, truncation, invalid shape) *out is left unchanged.
+  /// Rebuilds a world from Snapshot() bytes. The image is input like any
+  /// other: the world definition passes ValidateWorldDef, every body passes
+  /// AddBodies' checks, the tick is not negative, and the contact and sensor
+  /// lists are what a step leaves: strictly ascending, naming existing
+  /// shapes of two different bodies; a contact joins two non-sensor shapes,
+  /// at least one on a dynamic body, with 1 or 2 points, 16-bit feature ids
+  /// and non-negative normal impulses; a sensor overlap joins a sensor shape
+  /// and a non-sensor shape, not both on static bodies. On any error
+  /// (INVALID_ARGUMENT "snapshot: <what>") *out is left unchanged.
   static Status Restore(std::span<const uint8_t> bytes, World* out);
 
   /// Approximate heap bytes held (benchmarks report bytes per body).

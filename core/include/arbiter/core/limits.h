@@ -1,0 +1,61 @@
+// File: limits.h
+//
+// Every bound on a world's state, in one table. Validation (AddBodies, the
+// setters, ValidateWorldDef), Restore, the step and the server all read
+// these constants, so a value the step stores is by construction a value
+// every entry point accepts: a snapshot always restores, an undo always
+// re-applies, a journal checkpoint always recovers (issue 13, item 3).
+//
+// Why each bound has its size: world coordinates (2^29) and shape-local
+// coordinates (2^24) keep every difference of two world-space points below
+// 2^31 units, so exact Q64.64 products stay inside 128 bits (shapes.h).
+// Speeds (2^24 units/s, 2^16 rad/s) keep a tick's displacement far inside
+// the world range. Materials (2^16) keep products with masses and
+// impulses inside Q32.32. Gravity is bounded like speeds: more would push a
+// body past the speed limit within a tick.
+#pragma once
+
+#include <cstdint>
+
+#include "arbiter/core/fixed.h"
+
+namespace arbiter {
+
+/// Largest |coordinate| of a body position, query point or ray origin, in
+/// world units (2^29).
+constexpr int64_t kMaxWorldCoordinate = int64_t{1} << 29;
+constexpr Fixed kFixedMaxWorldCoordinate = Fixed::FromInt(kMaxWorldCoordinate);
+
+/// Largest |coordinate| or radius of a shape in its body's frame (2^24 units).
+constexpr int64_t kMaxShapeExtent = int64_t{1} << 24;
+constexpr Fixed kFixedMaxShapeExtent = Fixed::FromInt(kMaxShapeExtent);
+
+/// Largest |component| of a ray or sweep translation (2^30 units).
+constexpr Fixed kMaxQueryTranslation = Fixed::FromInt(int64_t{1} << 30);
+
+/// Largest |component| of a body's linear velocity, units per second (2^24).
+/// Validation rejects more; the step clamps each component to it.
+constexpr Fixed kMaxLinearSpeed = Fixed::FromInt(int64_t{1} << 24);
+/// Largest |angular velocity|, radians per second (2^16). Validation rejects
+/// more; the step clamps to it.
+constexpr Fixed kMaxAngularSpeed = Fixed::FromInt(int64_t{1} << 16);
+
+/// Friction, restitution, density and damping lie in [0, kMaxMaterial];
+/// gravity_scale in [-kMaxMaterial, kMaxMaterial] (2^16).
+constexpr Fixed kMaxMaterial = Fixed::FromInt(int64_t{1} << 16);
+
+/// Most shapes on one body.
+constexpr uint32_t kMaxShapesPerBody = 64;
+
+/// Largest |component| of a world's gravity, units per second squared (2^24).
+constexpr Fixed kMaxGravity = Fixed::FromInt(int64_t{1} << 24);
+
+/// Tick rates a world accepts, ticks per second.
+constexpr int32_t kMinTickHz = 1;
+constexpr int32_t kMaxTickHz = 10000;
+
+/// A rotation (c, s) is accepted when |c^2 + s^2 - 1| <= 2^-16; this is
+/// that tolerance as a Q64.64 raw value.
+constexpr int64_t kRotationToleranceQ64 = int64_t{1} << 48;
+
+}  // namespace arbiter

@@ -1,0 +1,141 @@
+#include "validate.h"
+
+#include <string>
+#include <utility>
+
+#include "arbiter/core/limits.h"
+#include "body_mass.h"
+
+namespace arbiter {
+
+namespace internal {
+namespace {
+
+std::string Field(const std::string& prefix, const char* name) { return prefix.empty() ? name : prefix + "." + name; }
+
+const char* ShapeFieldName(ShapeType type) {
+  switch (type) {
+    case ShapeType::kCircle: return "circle";
+    case ShapeType::kCapsule: return "capsule";
+    case ShapeType::kSegment: return "segment";
+    case ShapeType::kPolygon: return "polygon";
+  }
+  return "shape";
+}
+
+bool IsMaterial(Fixed v) { return v >= kFixedZero && v <= kMaxMaterial; }
+
+Status ValidateShapeDef(const ShapeDef& def, const std::string& field) {
+  const uint8_t type = static_cast<uint8_t>(def.shape.type);
+  if (type > static_cast<uint8_t>(ShapeType::kPolygon)) return InvalidArgumentError(field + ".type: unknown shape type");
+  const ShapeError error = ValidateShape(def.shape);
+  if (error != ShapeError::kOk) {
+    const std::string message = field + "." + ShapeFieldName(def.shape.type) + ": " + ShapeErrorMessage(error);
+    return error == ShapeError::kOutOfRange ? OutOfRangeError(message) : InvalidArgumentError(message);
+  }
+  for (const auto& [value, name] : {std::pair{def.friction, "friction"}, std::pair{def.restitution, "restitution"},
+                                    std::pair{def.density, "density"}}) {
+    if (!IsMaterial(value)) return OutOfRangeError(Field(field, name) + ": must be in [0, 65536]");
+  }
+  return OkStatus();
+}
+
+// A dynamic body's mass data must fit Q32.32, shape by shape (named) and
+// summed over the body.
+Status ValidateMass(const BodyDef& def, const std::string& field) {
+  for (size_t i = 0; i < def.shapes.size(); ++i) {
+    if (!ComputeMass(def.shapes[i].shape, def.shapes[i].density).representable) {
+      return OutOfRangeError(field + ".shapes[" + std::to_string(i) +
+                             "]: mass or inertia too large for Q32.32 (make the body static or smaller)");
+    }
+  }
+  BodyMass mass;
+  if (!ComputeBodyMass(def.shapes, &mass)) {
+    return OutOfRangeError(Field(field, "shapes") +
+                           ": the body's total mass or its inertia about the body origin is too large for Q32.32 "
+                           "(fewer, lighter shapes, or shapes nearer the origin)");
+  }
+  return OkStatus();
+}
+
+}  // namespace
+
+Status ValidateTransform(const Transform& xf, const std::string& field) {
+  if (!IsInWorldRange(xf.p)) return OutOfRangeError(field + ".p: position beyond +-2^29 units");
+  if (!IsUnitRotation(xf.q)) return InvalidArgumentError(field + ".q: not a unit rotation (c^2 + s^2 != 1)");
+  return OkStatus();
+}
+
+Status ValidateVelocity(Vec2 linear, Fixed angular, const std::string& field) {
+  if (!WithinMagnitude(linear.x, kMaxLinearSpeed) || !WithinMagnitude(linear.y, kMaxLinearSpeed)) {
+    return OutOfRangeError(Field(field, "linear_velocity") + ": beyond +-2^24 units/s");
+  }
+  if (!WithinMagnitude(angular, kMaxAngularSpeed)) {
+    return OutOfRangeError(Field(field, "angular_velocity") + ": beyond +-2^16 rad/s");
+  }
+  return OkStatus();
+}
+
+Status ValidateBodyDef(const BodyDef& def, const std::string& field) {
+  if (def.id == 0) return InvalidArgumentError(Field(field, "id") + ": must be non-zero");
+  if (static_cast<uint8_t>(def.type) > static_cast<uint8_t>(BodyType::kDynamic)) {
+    return InvalidArgumentError(Field(field, "type") + ": unknown body type");
+  }
+  if (Status s = ValidateTransform(def.transform, Field(field, "transform")); !s.ok()) return s;
+  if (Status s = ValidateVelocity(def.linear_velocity, def.angular_velocity, field); !s.ok()) return s;
+  for (const auto& [value, name] : {std::pair{def.linear_damping, "linear_damping"}, std::pair{def.angular_damping, "angular_damping"}}) {
+    if (!IsMaterial(value)) return OutOfRangeError(Field(field, name) + ": must be in [0, 65536]");
+  }
+  if (!WithinMagnitude(def.gravity_scale, kMaxMaterial)) return OutOfRangeError(Field(field, "gravity_scale") + ": beyond +-65536");
+  if (def.shapes.empty()) return InvalidArgumentError(Field(field, "shapes") + ": a body needs at least one shape");
+  if (def.shapes.size() > kMaxShapesPerBody) {
+    return ResourceExhaustedError(Field(field, "shapes") + ": more than 64 shapes");
+  }
+  for (size_t i = 0; i < def.shapes.size(); ++i) {
+    if (Status s = ValidateShapeDef(def.shapes[i], field + ".shapes[" + std::to_string(i) + "]"); !s.ok()) return s;
+  }
+  if (def.type == BodyType::kDynamic) return ValidateMass(def, field);
+  return OkStatus();
+}
+
+}  // namespace internal
+
+bool IsUnitRotation(Rot q) {
+  const Int128 norm = MulWide(q.c, q.c) + MulWide(q.s, q.s) - MulWide(kFixedOne, kFixedOne);
+  return norm.Abs() <= Int128(kRotationToleranceQ64);
+}
+
+Status ValidateWorldDef(const WorldDef& def) {
+  if (!WithinMagnitude(def.gravity.x, kMaxGravity) || !WithinMagnitude(def.gravity.y, kMaxGravity)) {
+    return OutOfRangeError("gravity: beyond +-2^24 units/s^2");
+  }
+  if (def.tick_hz < kMinTickHz || def.tick_hz > kMaxTickHz) return OutOfRangeError("tick_hz: must be in 1..10000");
+  return OkStatus();
+}
+
+Status ValidateRay(const RayCastInput& ray, const char* field) {
+  const std::string f(field);
+  if (!IsInWorldRange(ray.origin)) return OutOfRangeError(f + ".origin: beyond +-2^29 units");
+  if (!WithinMagnitude(ray.translation.x, kMaxQueryTranslation) || !WithinMagnitude(ray.translation.y, kMaxQueryTranslation)) {
+    return OutOfRangeError(f + ".translation: beyond +-2^30 units");
+  }
+  if (ray.max_fraction < kFixedZero || ray.max_fraction > kFixedOne) {
+    return OutOfRangeError(f + ".max_fraction: must be in [0, 1]");
+  }
+  return OkStatus();
+}
+
+Status ValidatePoint(Vec2 point, const char* field) {
+  if (!IsInWorldRange(point)) return OutOfRangeError(std::string(field) + ": beyond +-2^29 units");
+  return OkStatus();
+}
+
+Status ValidateAabb(const Aabb& box, const char* field) {
+  const std::string f(field);
+  if (!IsInWorldRange(box.lower)) return OutOfRangeError(f + ".lower: beyond +-2^29 units");
+  if (!IsInWorldRange(box.upper)) return OutOfRangeError(f + ".upper: beyond +-2^29 units");
+  if (!IsValid(box)) return InvalidArgumentError(f + ": lower must not exceed upper");
+  return OkStatus();
+}
+
+}  // namespace arbiter
