@@ -20,8 +20,16 @@ absl::Status Unavailable() { return absl::UnavailableError("server shutting down
 }  // namespace
 
 ArbiterService::ArbiterService(Operations* operations, WorkerPool* pool, AccessControl* access,
-                               size_t max_watch_backlog)
-    : operations_(operations), pool_(pool), access_(access), max_watch_backlog_(max_watch_backlog) {}
+                               const RecoveryGate* gate, size_t max_watch_backlog)
+    : operations_(operations), pool_(pool), access_(access), gate_(gate), max_watch_backlog_(max_watch_backlog) {}
+
+absl::StatusOr<Permit> ArbiterService::Admit(const grpc::CallbackServerContext& context, Access access,
+                                             std::string_view world_id) {
+  absl::StatusOr<Permit> permit = access_->Admit(context, access, world_id);
+  if (!permit.ok() || access == Access::kRead) return permit;
+  if (absl::Status s = gate_->Check(); !s.ok()) return s;
+  return permit;
+}
 
 grpc::ServerUnaryReactor* ArbiterService::Refuse(grpc::CallbackServerContext* context, const absl::Status& status) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
@@ -88,7 +96,7 @@ grpc::ServerUnaryReactor* ArbiterService::RunOnPool(grpc::CallbackServerContext*
 grpc::ServerUnaryReactor* ArbiterService::CreateWorld(grpc::CallbackServerContext* context,
                                                       const v1::CreateWorldRequest* request,
                                                       v1::CreateWorldResponse* reply) {
-  absl::StatusOr<Permit> permit = access_->Admit(*context, Access::kAdmin, request->world_id());
+  absl::StatusOr<Permit> permit = Admit(*context, Access::kAdmin, request->world_id());
   if (!permit.ok()) return Refuse(context, permit.status());
   return RunOnPool(context, *std::move(permit), reply, [this, request, reply](const CancelFn& c) {
     return operations_->CreateWorld(*request, reply, c);
@@ -98,7 +106,7 @@ grpc::ServerUnaryReactor* ArbiterService::CreateWorld(grpc::CallbackServerContex
 grpc::ServerUnaryReactor* ArbiterService::DeleteWorld(grpc::CallbackServerContext* context,
                                                       const v1::DeleteWorldRequest* request,
                                                       v1::DeleteWorldResponse* reply) {
-  absl::StatusOr<Permit> permit = access_->Admit(*context, Access::kAdmin, request->world_id());
+  absl::StatusOr<Permit> permit = Admit(*context, Access::kAdmin, request->world_id());
   if (!permit.ok()) return Refuse(context, permit.status());
   return RunOnPool(context, *std::move(permit), reply,
                    [this, request, reply](const CancelFn&) { return operations_->DeleteWorld(*request, reply); });
@@ -106,8 +114,10 @@ grpc::ServerUnaryReactor* ArbiterService::DeleteWorld(grpc::CallbackServerContex
 
 grpc::ServerUnaryReactor* ArbiterService::ListWorlds(grpc::CallbackServerContext* context,
                                                      const v1::ListWorldsRequest* request, v1::ListWorldsResponse* reply) {
-  absl::StatusOr<Permit> permit = access_->Admit(*context, Access::kRead, "");
+  absl::StatusOr<Permit> permit = Admit(*context, Access::kRead, "");
   if (!permit.ok()) return Refuse(context, permit.status());
+  // A list made while worlds are still being replayed would miss them.
+  if (absl::Status s = gate_->Check(); !s.ok()) return Refuse(context, s);
   return RunOnPool(context, *permit, reply, [this, request, reply, permit = *permit](const CancelFn&) {
     const absl::Status s = operations_->ListWorlds(*request, reply);
     // A token scoped to some worlds does not learn the others' names.
@@ -123,14 +133,14 @@ grpc::ServerUnaryReactor* ArbiterService::ListWorlds(grpc::CallbackServerContext
 grpc::ServerUnaryReactor* ArbiterService::DescribeWorld(grpc::CallbackServerContext* context,
                                                         const v1::DescribeWorldRequest* request,
                                                         v1::DescribeWorldResponse* reply) {
-  absl::StatusOr<Permit> permit = access_->Admit(*context, Access::kRead, request->world_id());
+  absl::StatusOr<Permit> permit = Admit(*context, Access::kRead, request->world_id());
   if (!permit.ok()) return Refuse(context, permit.status());
   return RunRead(context, *std::move(permit), operations_->PrepareDescribeWorld(*request, reply), reply);
 }
 
 grpc::ServerUnaryReactor* ArbiterService::AddBodies(grpc::CallbackServerContext* context,
                                                     const v1::AddBodiesRequest* request, v1::AddBodiesResponse* reply) {
-  absl::StatusOr<Permit> permit = access_->Admit(*context, Access::kWrite, request->world_id());
+  absl::StatusOr<Permit> permit = Admit(*context, Access::kWrite, request->world_id());
   if (!permit.ok()) return Refuse(context, permit.status());
   return RunOnPool(context, *std::move(permit), reply,
                    [this, request, reply](const CancelFn&) { return operations_->AddBodies(*request, reply); });
@@ -139,7 +149,7 @@ grpc::ServerUnaryReactor* ArbiterService::AddBodies(grpc::CallbackServerContext*
 grpc::ServerUnaryReactor* ArbiterService::RemoveBodies(grpc::CallbackServerContext* context,
                                                        const v1::RemoveBodiesRequest* request,
                                                        v1::RemoveBodiesResponse* reply) {
-  absl::StatusOr<Permit> permit = access_->Admit(*context, Access::kWrite, request->world_id());
+  absl::StatusOr<Permit> permit = Admit(*context, Access::kWrite, request->world_id());
   if (!permit.ok()) return Refuse(context, permit.status());
   return RunOnPool(context, *std::move(permit), reply,
                    [this, request, reply](const CancelFn&) { return operations_->RemoveBodies(*request, reply); });
@@ -148,7 +158,7 @@ grpc::ServerUnaryReactor* ArbiterService::RemoveBodies(grpc::CallbackServerConte
 grpc::ServerUnaryReactor* ArbiterService::UpdateBodies(grpc::CallbackServerContext* context,
                                                        const v1::UpdateBodiesRequest* request,
                                                        v1::UpdateBodiesResponse* reply) {
-  absl::StatusOr<Permit> permit = access_->Admit(*context, Access::kWrite, request->world_id());
+  absl::StatusOr<Permit> permit = Admit(*context, Access::kWrite, request->world_id());
   if (!permit.ok()) return Refuse(context, permit.status());
   return RunOnPool(context, *std::move(permit), reply,
                    [this, request, reply](const CancelFn&) { return operations_->UpdateBodies(*request, reply); });
@@ -156,28 +166,28 @@ grpc::ServerUnaryReactor* ArbiterService::UpdateBodies(grpc::CallbackServerConte
 
 grpc::ServerUnaryReactor* ArbiterService::CastRays(grpc::CallbackServerContext* context,
                                                    const v1::CastRaysRequest* request, v1::CastRaysResponse* reply) {
-  absl::StatusOr<Permit> permit = access_->Admit(*context, Access::kRead, request->world_id());
+  absl::StatusOr<Permit> permit = Admit(*context, Access::kRead, request->world_id());
   if (!permit.ok()) return Refuse(context, permit.status());
   return RunRead(context, *std::move(permit), operations_->PrepareCastRays(*request, reply), reply);
 }
 
 grpc::ServerUnaryReactor* ArbiterService::Overlap(grpc::CallbackServerContext* context,
                                                   const v1::OverlapRequest* request, v1::OverlapResponse* reply) {
-  absl::StatusOr<Permit> permit = access_->Admit(*context, Access::kRead, request->world_id());
+  absl::StatusOr<Permit> permit = Admit(*context, Access::kRead, request->world_id());
   if (!permit.ok()) return Refuse(context, permit.status());
   return RunRead(context, *std::move(permit), operations_->PrepareOverlap(*request, reply), reply);
 }
 
 grpc::ServerUnaryReactor* ArbiterService::CastShapes(grpc::CallbackServerContext* context,
                                                      const v1::CastShapesRequest* request, v1::CastShapesResponse* reply) {
-  absl::StatusOr<Permit> permit = access_->Admit(*context, Access::kRead, request->world_id());
+  absl::StatusOr<Permit> permit = Admit(*context, Access::kRead, request->world_id());
   if (!permit.ok()) return Refuse(context, permit.status());
   return RunRead(context, *std::move(permit), operations_->PrepareCastShapes(*request, reply), reply);
 }
 
 grpc::ServerUnaryReactor* ArbiterService::Step(grpc::CallbackServerContext* context, const v1::StepRequest* request,
                                                v1::StepResponse* reply) {
-  absl::StatusOr<Permit> permit = access_->Admit(*context, Access::kWrite, request->world_id());
+  absl::StatusOr<Permit> permit = Admit(*context, Access::kWrite, request->world_id());
   if (!permit.ok()) return Refuse(context, permit.status());
   return RunOnPool(context, *std::move(permit), reply,
                    [this, request, reply](const CancelFn& c) { return operations_->Step(*request, reply, c); });
@@ -186,7 +196,7 @@ grpc::ServerUnaryReactor* ArbiterService::Step(grpc::CallbackServerContext* cont
 grpc::ServerUnaryReactor* ArbiterService::GetStateHash(grpc::CallbackServerContext* context,
                                                        const v1::GetStateHashRequest* request,
                                                        v1::GetStateHashResponse* reply) {
-  absl::StatusOr<Permit> permit = access_->Admit(*context, Access::kRead, request->world_id());
+  absl::StatusOr<Permit> permit = Admit(*context, Access::kRead, request->world_id());
   if (!permit.ok()) return Refuse(context, permit.status());
   return RunRead(context, *std::move(permit), operations_->PrepareGetStateHash(*request, reply), reply);
 }
@@ -194,7 +204,7 @@ grpc::ServerUnaryReactor* ArbiterService::GetStateHash(grpc::CallbackServerConte
 grpc::ServerUnaryReactor* ArbiterService::ValidateHit(grpc::CallbackServerContext* context,
                                                       const v1::ValidateHitRequest* request,
                                                       v1::ValidateHitResponse* reply) {
-  absl::StatusOr<Permit> permit = access_->Admit(*context, Access::kRead, request->world_id());
+  absl::StatusOr<Permit> permit = Admit(*context, Access::kRead, request->world_id());
   if (!permit.ok()) return Refuse(context, permit.status());
   return RunRead(context, *std::move(permit), operations_->PrepareValidateHit(*request, reply), reply);
 }
@@ -202,7 +212,7 @@ grpc::ServerUnaryReactor* ArbiterService::ValidateHit(grpc::CallbackServerContex
 grpc::ServerUnaryReactor* ArbiterService::ReportHashes(grpc::CallbackServerContext* context,
                                                        const v1::ReportHashesRequest* request,
                                                        v1::ReportHashesResponse* reply) {
-  absl::StatusOr<Permit> permit = access_->Admit(*context, Access::kRead, request->world_id());
+  absl::StatusOr<Permit> permit = Admit(*context, Access::kRead, request->world_id());
   if (!permit.ok()) return Refuse(context, permit.status());
   return RunRead(context, *std::move(permit), operations_->PrepareReportHashes(*request, reply), reply);
 }
@@ -267,7 +277,7 @@ class ArbiterService::ExportReactor final : public grpc::ServerWriteReactor<v1::
 
 grpc::ServerWriteReactor<v1::ExportJournalChunk>* ArbiterService::ExportJournal(
     grpc::CallbackServerContext* context, const v1::ExportJournalRequest* request) {
-  return new ExportReactor(this, context, request, access_->Admit(*context, Access::kWrite, request->world_id()));
+  return new ExportReactor(this, context, request, Admit(*context, Access::kWrite, request->world_id()));
 }
 
 grpc::ServerUnaryReactor* ArbiterService::GetSnapshot(grpc::CallbackServerContext* context,
@@ -276,14 +286,14 @@ grpc::ServerUnaryReactor* ArbiterService::GetSnapshot(grpc::CallbackServerContex
   // Writer, not reader: a snapshot is the world's whole state in the form
   // Restore takes (the tool for saving and rewinding a match) and the most
   // expensive read; game clients (readers) have DescribeWorld.
-  absl::StatusOr<Permit> permit = access_->Admit(*context, Access::kWrite, request->world_id());
+  absl::StatusOr<Permit> permit = Admit(*context, Access::kWrite, request->world_id());
   if (!permit.ok()) return Refuse(context, permit.status());
   return RunRead(context, *std::move(permit), operations_->PrepareGetSnapshot(*request, reply), reply);
 }
 
 grpc::ServerUnaryReactor* ArbiterService::Restore(grpc::CallbackServerContext* context, const v1::RestoreRequest* request,
                                                   v1::RestoreResponse* reply) {
-  absl::StatusOr<Permit> permit = access_->Admit(*context, Access::kWrite, request->world_id());
+  absl::StatusOr<Permit> permit = Admit(*context, Access::kWrite, request->world_id());
   if (!permit.ok()) return Refuse(context, permit.status());
   return RunOnPool(context, *std::move(permit), reply,
                    [this, request, reply](const CancelFn&) { return operations_->Restore(*request, reply); });
@@ -387,7 +397,7 @@ class ArbiterService::WatchReactor final : public grpc::ServerWriteReactor<v1::T
 
 grpc::ServerWriteReactor<v1::TickEvents>* ArbiterService::WatchEvents(grpc::CallbackServerContext* context,
                                                                       const v1::WatchEventsRequest* request) {
-  absl::StatusOr<Permit> permit = access_->Admit(*context, Access::kRead, request->world_id());
+  absl::StatusOr<Permit> permit = Admit(*context, Access::kRead, request->world_id());
   if (!permit.ok()) return new WatchReactor(permit.status(), std::nullopt, max_watch_backlog_);
   return new WatchReactor(operations_->registry().Find(request->world_id()), *std::move(permit), max_watch_backlog_);
 }
@@ -467,7 +477,7 @@ class ArbiterService::QueryStreamReactor final
 
 grpc::ServerBidiReactor<v1::CastRaysRequest, v1::CastRaysResponse>* ArbiterService::QueryStream(
     grpc::CallbackServerContext* context) {
-  return new QueryStreamReactor(this, context, access_->Admit(*context, Access::kRead, ""));
+  return new QueryStreamReactor(this, context, Admit(*context, Access::kRead, ""));
 }
 
 }  // namespace arbiter::server

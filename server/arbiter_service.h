@@ -17,6 +17,8 @@
 // (access.h) naming what the call needs (read, write or admin) and its
 // world; a refused call ends there. The Permit it returns travels with the
 // work and releases the caller's call-in-flight slot when the work is done.
+// While the server recovers its journal, the RecoveryGate (recovery_gate.h)
+// then refuses writer and admin calls and ListWorlds with UNAVAILABLE.
 #pragma once
 
 #include <grpcpp/grpcpp.h>
@@ -24,6 +26,7 @@
 #include "access.h"
 #include "arbiter/v1/arbiter.grpc.pb.h"
 #include "operations.h"
+#include "recovery_gate.h"
 #include "worker_pool.h"
 
 namespace arbiter::server {
@@ -32,7 +35,9 @@ class ArbiterService final : public v1::Arbiter::CallbackService {
  public:
   /// `max_watch_backlog`: ticks a WatchEvents stream may fall behind before
   /// it is ended with RESOURCE_EXHAUSTED.
-  ArbiterService(Operations* operations, WorkerPool* pool, AccessControl* access, size_t max_watch_backlog);
+  /// `gate` must outlive the service.
+  ArbiterService(Operations* operations, WorkerPool* pool, AccessControl* access, const RecoveryGate* gate,
+                 size_t max_watch_backlog);
 
   grpc::ServerUnaryReactor* CreateWorld(grpc::CallbackServerContext* context, const v1::CreateWorldRequest* request,
                                         v1::CreateWorldResponse* reply) override;
@@ -78,6 +83,9 @@ class ArbiterService final : public v1::Arbiter::CallbackService {
   class QueryStreamReactor;
   class ExportReactor;
 
+  /// AccessControl::Admit, then, for writer and admin calls, the recovery
+  /// gate (after authentication, so a stranger learns nothing new).
+  absl::StatusOr<Permit> Admit(const grpc::CallbackServerContext& context, Access access, std::string_view world_id);
   /// Finishes a call that Admit refused.
   static grpc::ServerUnaryReactor* Refuse(grpc::CallbackServerContext* context, const absl::Status& status);
   /// Runs a validated read inline if its world's lock is free, else on the
@@ -96,6 +104,7 @@ class ArbiterService final : public v1::Arbiter::CallbackService {
   Operations* operations_;
   WorkerPool* pool_;
   AccessControl* access_;
+  const RecoveryGate* gate_;
   const size_t max_watch_backlog_;
 };
 

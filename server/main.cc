@@ -1,12 +1,15 @@
 // arbiter-server: flags -> ServerOptions, start, reload the token file on
 // SIGHUP, wait for SIGINT/SIGTERM, shut down cleanly. Nothing else lives here.
 #include <algorithm>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/flags/declare.h"
 #include "absl/flags/flag.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
@@ -57,8 +60,39 @@ ABSL_FLAG(std::string, tls_client_ca, "",
 ABSL_FLAG(double, rate_limit_rps, 0,
           "requests per second per token (per connection under open access); 0: unlimited");
 ABSL_FLAG(double, rate_limit_burst, 0, "requests a caller may make at once after being idle; 0: one second's worth");
+ABSL_DECLARE_FLAG(uint32_t, recovery_delay_ms_for_testing);  // test_only_flags.cc
+
 ABSL_FLAG(uint32_t, max_calls_in_flight, 256,
           "calls in flight per token (per connection under open access), streams included; 0: unlimited");
+
+namespace {
+
+// Waits for the journal's recovery and reports how it went: false when it
+// failed (the reason is on stderr, as it was when recovery ran before the
+// server listened). A shutdown during recovery is no failure.
+bool ReportRecovery(arbiter::server::ArbiterServer& server, const std::string& data_dir) {
+  const absl::Status recovered = server.WaitUntilRecovered();
+  if (recovered.code() == absl::StatusCode::kCancelled) return true;
+  if (!recovered.ok()) {
+    std::fprintf(stderr, "arbiter-server: %s\n", recovered.ToString().c_str());
+    return false;
+  }
+  // Tests and scripts wait for this line: the server is SERVING from here.
+  std::fprintf(stderr, "arbiter-server: journal in %s (sync %s); recovered %zu world(s)%s%s\n", data_dir.c_str(),
+               absl::GetFlag(FLAGS_journal_sync).c_str(), server.recovered().size(),
+               server.recovered().empty() ? "" : ": ", absl::StrJoin(server.recovered(), ", ").c_str());
+  absl::StatusOr<arbiter::server::Journal::Usage> usage = server.JournalUsage();
+  if (usage.ok()) {
+    std::fprintf(stderr,
+                 "arbiter-server: journal holds %lld records in %lld bytes (file %lld bytes); purged %lld deleted "
+                 "world(s)\n",
+                 static_cast<long long>(usage->records), static_cast<long long>(usage->bytes_used),
+                 static_cast<long long>(usage->file_bytes), static_cast<long long>(server.purged_worlds()));
+  }
+  return true;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   absl::SetProgramUsageMessage("Serves Arbiter collision worlds over gRPC (arbiter.v1.Arbiter).");
@@ -115,6 +149,9 @@ int main(int argc, char** argv) {
   options.tls.cert_file = absl::GetFlag(FLAGS_tls_cert);
   options.tls.key_file = absl::GetFlag(FLAGS_tls_key);
   options.tls.client_ca_file = absl::GetFlag(FLAGS_tls_client_ca);
+  options.recovery.log = [](const std::string& line) { std::fprintf(stderr, "arbiter-server: %s\n", line.c_str()); };
+  options.recovery.delay_per_record_for_testing =
+      std::chrono::milliseconds(absl::GetFlag(FLAGS_recovery_delay_ms_for_testing));
 
   absl::StatusOr<std::unique_ptr<arbiter::server::ArbiterServer>> server = arbiter::server::ArbiterServer::Start(options);
   if (!server.ok()) {
@@ -130,19 +167,6 @@ int main(int argc, char** argv) {
   }
   const std::string host = options.listen.substr(0, options.listen.rfind(':'));
   // Tests and scripts read this line to learn the port.
-  if (!options.data_dir.empty()) {
-    std::fprintf(stderr, "arbiter-server: journal in %s (sync %s); recovered %zu world(s)%s%s\n",
-                 options.data_dir.c_str(), absl::GetFlag(FLAGS_journal_sync).c_str(), (*server)->recovered().size(),
-                 (*server)->recovered().empty() ? "" : ": ", absl::StrJoin((*server)->recovered(), ", ").c_str());
-    absl::StatusOr<arbiter::server::Journal::Usage> usage = (*server)->JournalUsage();
-    if (usage.ok()) {
-      std::fprintf(stderr,
-                   "arbiter-server: journal holds %lld records in %lld bytes (file %lld bytes); purged %lld deleted "
-                   "world(s)\n",
-                   static_cast<long long>(usage->records), static_cast<long long>(usage->bytes_used),
-                   static_cast<long long>(usage->file_bytes), static_cast<long long>((*server)->purged_worlds()));
-    }
-  }
   std::printf("arbiter-server listening on %s:%d (worlds: %s)\n", host.c_str(), (*server)->port(),
               (*server)->preloaded().empty() ? "none" : absl::StrJoin((*server)->preloaded(), ", ").c_str());
   std::fflush(stdout);
@@ -165,6 +189,14 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "arbiter-server: %s, finishing calls in flight\n", signal == SIGINT ? "SIGINT" : "SIGTERM");
     (*server)->Shutdown(grace);
   });
+  if (!options.data_dir.empty() && !ReportRecovery(**server, options.data_dir)) {
+    // Do not serve a half-recovered journal. The waiter above sits in
+    // sigwait and cannot be joined, so leave at once: the journal was only
+    // read, and the kernel releases the data directory's lock.
+    (*server)->Shutdown(std::chrono::milliseconds(0));
+    std::fflush(stderr);
+    std::_Exit(1);
+  }
   (*server)->Wait();
   waiter.join();
   std::fprintf(stderr, "arbiter-server: stopped\n");

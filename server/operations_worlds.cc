@@ -164,8 +164,9 @@ absl::StatusOr<std::string> Operations::PreloadScene(const std::string& path) {
   scene::Scene loaded;
   if (absl::Status s = FromCore(scene::LoadSceneFile(path, &loaded)); !s.ok()) return s;
   if (absl::Status s = ValidateWorldId(loaded.name, path + ": name"); !s.ok()) return s;
-  // A world recovered from the journal is newer than its scene file.
-  if (registry_->Find(loaded.name).ok()) return loaded.name;
+  // A world recovered from the journal (or still being recovered) is newer
+  // than its scene file.
+  if (registry_->Holds(loaded.name)) return loaded.name;
   WorldDef def = loaded.world;
   def.max_bodies = registry_->limits().max_bodies_per_world;
   World world;

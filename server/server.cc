@@ -1,10 +1,10 @@
 #include "server.h"
 
-#include "replay.h"
 #include <arpa/inet.h>
 
 #include <algorithm>
 #include <fstream>
+#include <future>
 #include <sstream>
 #include <thread>
 
@@ -91,20 +91,19 @@ absl::StatusOr<std::unique_ptr<ArbiterServer>> ArbiterServer::Start(const Server
     absl::StatusOr<std::unique_ptr<Journal>> journal = Journal::Open({options.data_dir, options.journal_sync, options.journal_max_pages});
     if (!journal.ok()) return journal.status();
     s->journal_ = std::move(*journal);
-    if (absl::Status r = s->Recover(); !r.ok()) return r;
-    absl::StatusOr<int64_t> purged = s->journal_->PurgeDeletedWorlds();
-    if (!purged.ok()) return purged.status();
-    s->purged_worlds_ = *purged;
     durability.journal = s->journal_.get();
     durability.snapshot_every_ticks = options.snapshot_every_ticks;
     durability.record_queries = options.journal_queries;
     durability.retain_ticks = options.journal_retain_ticks;
   }
   s->operations_ = std::make_unique<Operations>(s->registry_.get(), options.service, durability);
-  if (durability.journal != nullptr) {
-    for (const std::shared_ptr<WorldEntry>& entry : s->registry_->List()) {
-      entry->Read([&](const World& world) { s->operations_->CompactJournal(*entry, world); });
-    }
+  if (s->journal_ != nullptr) {
+    s->recovery_ = std::make_unique<JournalRecovery>(s->journal_.get(), s->registry_.get(), s->operations_.get(),
+                                                     &s->gate_, options.recovery);
+    // Before the scenes, so that a journaled world wins over its scene.
+    if (absl::Status r = s->recovery_->Reserve(); !r.ok()) return r;
+  } else {
+    s->gate_.Open();  // nothing to recover
   }
   for (const std::string& path : options.preload_scenes) {
     absl::StatusOr<std::string> name = s->operations_->PreloadScene(path);
@@ -115,7 +114,7 @@ absl::StatusOr<std::unique_ptr<ArbiterServer>> ArbiterServer::Start(const Server
                                           : std::max(2, static_cast<int>(std::thread::hardware_concurrency()));
   s->pool_ = std::make_unique<WorkerPool>(threads);
   s->service_ = std::make_unique<ArbiterService>(s->operations_.get(), s->pool_.get(), s->access_.get(),
-                                                 options.max_watch_backlog);
+                                                 &s->gate_, options.max_watch_backlog);
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
@@ -134,24 +133,45 @@ absl::StatusOr<std::unique_ptr<ArbiterServer>> ArbiterServer::Start(const Server
                                   "' (is another process using the port?" +
                                   (options.tls.cert_file.empty() ? ")" : " Or the TLS certificate and key do not match)"));
   }
+  if (s->recovery_ == nullptr) {
+    std::promise<absl::Status> nothing_to_recover;
+    nothing_to_recover.set_value(absl::OkStatus());
+    s->recovery_done_ = nothing_to_recover.get_future().share();
+    return s;
+  }
+  // gRPC's default health service starts SERVING; the window before this
+  // line is the few microseconds since BuildAndStart returned.
+  s->SetServing(false);
+  std::packaged_task<absl::Status()> recover([server = s.get()] { return server->Recover(); });
+  s->recovery_done_ = recover.get_future().share();
+  s->recovery_thread_ = std::thread(std::move(recover));
   return s;
 }
 
+void ArbiterServer::SetServing(bool serving) {
+  grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService();
+  if (health == nullptr) return;
+  health->SetServingStatus("", serving);
+  health->SetServingStatus(v1::Arbiter::service_full_name(), serving);
+}
+
 absl::Status ArbiterServer::Recover() {
-  absl::StatusOr<std::vector<Journal::StoredWorld>> worlds = journal_->LiveWorlds();
-  if (!worlds.ok()) return worlds.status();
-  for (const Journal::StoredWorld& stored : *worlds) {
-    Replayer replayer(registry_.get(), Replayer::Mode::kRecover);
-    absl::Status s = journal_->ReadForRecovery(stored.key, [&](const v1::JournalRecord& r) { return replayer.Apply(r); });
-    if (s.ok() && replayer.entry() == nullptr) s = absl::DataLossError("no snapshot to start from");
-    if (!s.ok()) {
-      return absl::Status(s.code(), "recovering world '" + stored.world_id + "' from " + journal_->path() + ": " +
-                                        std::string(s.message()));
-    }
-    replayer.entry()->Write([&](World&) { replayer.entry()->journal() = {stored.key, replayer.last_seq()}; });
-    recovered_.push_back(stored.world_id);
-  }
+  absl::Status s = recovery_->Run([this] { return stop_recovery_.load(); });
+  if (!s.ok()) return s;
+  // Housekeeping of an older server's leftovers, before anyone may change
+  // the journal.
+  absl::StatusOr<int64_t> purged = journal_->PurgeDeletedWorlds();
+  if (!purged.ok()) return purged.status();
+  purged_worlds_ = *purged;
+  gate_.Open();
+  // Ignored once Shutdown has turned health off for good.
+  SetServing(true);
   return absl::OkStatus();
+}
+
+const std::vector<std::string>& ArbiterServer::recovered() const {
+  static const std::vector<std::string> kNone;
+  return recovery_ == nullptr ? kNone : recovery_->recovered();
 }
 
 absl::StatusOr<Journal::Usage> ArbiterServer::JournalUsage() {
@@ -165,6 +185,9 @@ void ArbiterServer::Shutdown(std::chrono::milliseconds grace) {
   std::call_once(shutdown_once_, [&] {
     if (server_ == nullptr) return;
     if (grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService()) health->Shutdown();
+    // A recovery still running stops at its next record.
+    stop_recovery_.store(true);
+    if (recovery_thread_.joinable()) recovery_thread_.join();
     // Watch streams never end on their own; end them first so that the
     // server's shutdown does not wait out the grace period for them.
     registry_->CloseAll(absl::UnavailableError("server shutting down"));

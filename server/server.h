@@ -5,12 +5,15 @@
 // turns flags into ServerOptions; tests start one on port 0.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <grpcpp/grpcpp.h>
@@ -19,7 +22,9 @@
 #include "access.h"
 #include "arbiter_service.h"
 #include "journal.h"
+#include "journal_recovery.h"
 #include "operations.h"
+#include "recovery_gate.h"
 #include "worker_pool.h"
 #include "world_registry.h"
 
@@ -55,6 +60,8 @@ struct ServerOptions {
   int64_t journal_retain_ticks = 216000;
   /// Tests only: the journal's page limit (a full disk); 0: none.
   uint32_t journal_max_pages = 0;
+  /// Progress of the journal's recovery at start (journal_recovery.h).
+  RecoveryOptions recovery;
   /// Tokens and per-caller limits (access.h).
   AccessOptions access;
   TlsOptions tls;
@@ -68,19 +75,31 @@ bool IsLoopbackListen(const std::string& listen);
 
 class ArbiterServer {
  public:
-  /// Preloads the scenes, then listens. Errors name the scene, address,
-  /// token file or certificate; FAILED_PRECONDITION for open access on a
-  /// non-loopback address without allow_insecure_open_access.
+  /// Reserves the journal's worlds, preloads the scenes (a journaled world
+  /// wins over a scene of its name), then listens, and recovers the
+  /// journal's worlds in the background: until that is done, health says
+  /// NOT_SERVING and the RecoveryGate refuses changes (recovery_gate.h).
+  /// Errors name the scene, address, token file or certificate;
+  /// FAILED_PRECONDITION for open access on a non-loopback address without
+  /// allow_insecure_open_access.
   static absl::StatusOr<std::unique_ptr<ArbiterServer>> Start(const ServerOptions& options);
   ~ArbiterServer();
+
+  /// Blocks until the journal's worlds are back (OK at once without a
+  /// journal). Otherwise why not: the recovery's error (DATA_LOSS naming
+  /// the world and the journal, ...), and then the server must not serve;
+  /// CANCELLED when the server shut down first.
+  absl::Status WaitUntilRecovered() const { return recovery_done_.get(); }
 
   /// The port actually bound.
   int port() const { return port_; }
   /// Worlds preloaded at start, in the order given.
   const std::vector<std::string>& preloaded() const { return preloaded_; }
-  /// Worlds recovered from the journal at start, by journal key.
-  const std::vector<std::string>& recovered() const { return recovered_; }
-  /// Deleted worlds whose records an older server had kept, purged at start.
+  /// Worlds recovered from the journal at start, by journal key; complete
+  /// once WaitUntilRecovered has returned OK.
+  const std::vector<std::string>& recovered() const;
+  /// Deleted worlds whose records an older server had kept, purged once
+  /// the recovery is done (see WaitUntilRecovered).
   int64_t purged_worlds() const { return purged_worlds_; }
   /// The journal's size now; FAILED_PRECONDITION without a journal.
   absl::StatusOr<Journal::Usage> JournalUsage();
@@ -104,10 +123,15 @@ class ArbiterServer {
  private:
   ArbiterServer() = default;
 
-  /// Rebuilds every live world in the journal (before serving).
+  /// Runs on recovery_thread_: replays the journal, purges deleted worlds,
+  /// then opens the gate and turns health SERVING.
   absl::Status Recover();
+  /// Health of the overall server ("") and of arbiter.v1.Arbiter.
+  void SetServing(bool serving);
 
   std::unique_ptr<Journal> journal_;
+  // Open unless a journal is being recovered; read by the service.
+  RecoveryGate gate_;
   // Declared first so that it outlives every call holding a Permit.
   std::unique_ptr<AccessControl> access_;
   std::unique_ptr<WorldRegistry> registry_;
@@ -115,9 +139,13 @@ class ArbiterServer {
   std::unique_ptr<WorkerPool> pool_;
   std::unique_ptr<ArbiterService> service_;
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<JournalRecovery> recovery_;
+  std::atomic<bool> stop_recovery_{false};
+  std::shared_future<absl::Status> recovery_done_;
+  // Joined in Shutdown, before anything it uses is destroyed.
+  std::thread recovery_thread_;
   int port_ = 0;
   std::vector<std::string> preloaded_;
-  std::vector<std::string> recovered_;
   int64_t purged_worlds_ = 0;
   std::vector<std::string> warnings_;
   std::once_flag shutdown_once_;

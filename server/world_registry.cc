@@ -18,6 +18,10 @@ absl::Status WorldEntry::Availability() const {
     case State::kLive: return absl::OkStatus();
     case State::kCreating: return absl::NotFoundError("world_id: no world '" + id_ + "'");
     case State::kOffline: break;
+    case State::kRecovering:
+      return absl::UnavailableError("world_id: world '" + id_ +
+                                    "' is not back yet: the server is recovering its journal; retry in a few "
+                                    "seconds (health turns SERVING when every world is back)");
   }
   return absl::UnavailableError("world_id: world '" + id_ + "' is offline (" + offline_reason_ +
                                 "); a restart recovers its last acknowledged state");
@@ -62,6 +66,27 @@ absl::StatusOr<std::shared_ptr<WorldEntry>> WorldRegistry::Find(std::string_view
   if (it == worlds_.end()) return absl::NotFoundError("world_id: no world '" + std::string(id) + "'");
   if (absl::Status s = it->second->Availability(); !s.ok()) return s;
   return it->second;
+}
+
+absl::Status WorldRegistry::Reserve(std::string id) {
+  // The placeholder's world is empty and never shown: Availability refuses it.
+  return Insert(std::move(id), World(), 1, {}, WorldEntry::State::kRecovering).status();
+}
+
+absl::Status WorldRegistry::Install(std::shared_ptr<WorldEntry> entry) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = worlds_.find(entry->id());
+  // Nobody else can hold the placeholder: Find and List never hand it out.
+  if (it == worlds_.end() || it->second->state() != WorldEntry::State::kRecovering) {
+    return absl::FailedPreconditionError("world '" + entry->id() + "' is not being recovered");
+  }
+  it->second = std::move(entry);
+  return absl::OkStatus();
+}
+
+bool WorldRegistry::Holds(std::string_view id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return worlds_.find(id) != worlds_.end();
 }
 
 absl::StatusOr<std::shared_ptr<WorldEntry>> WorldRegistry::Remove(std::string_view id) {

@@ -77,7 +77,10 @@ class WorldEntry {
   /// longer the durable one, so nobody may see or change it (UNAVAILABLE)
   /// until a restart recovers the durable state. It keeps its id, so no
   /// new world can take it and write a second live journal row for it.
-  enum class State { kLive, kCreating, kOffline };
+  /// kRecovering: a placeholder that holds the id of a journaled world while
+  /// a starting server replays it (UNAVAILABLE, with a retry hint), for the
+  /// same reason; WorldRegistry::Install puts the replayed world in its place.
+  enum class State { kLive, kCreating, kOffline, kRecovering };
 
   WorldEntry(std::string id, World world, uint32_t history_ticks, size_t hash_window, JournalCursor journal = {},
              State state = State::kLive)
@@ -94,8 +97,10 @@ class WorldEntry {
 
   const std::string& id() const { return id_; }
 
-  /// OK while live; NOT_FOUND while being created; UNAVAILABLE once offline.
+  /// OK while live; NOT_FOUND while being created; UNAVAILABLE while
+  /// offline or being recovered.
   absl::Status Availability() const;
+  State state() const { return state_.load(); }
   /// Only under the exclusive lock (so that every call queued on the lock
   /// sees the new state before it sees the world).
   void SetState(State state) { state_.store(state); }
@@ -209,6 +214,14 @@ class WorldRegistry {
   /// NOT_FOUND for an unknown id (or one still being created),
   /// UNAVAILABLE for an offline world.
   absl::StatusOr<std::shared_ptr<WorldEntry>> Find(std::string_view id) const;
+  /// Inserts a kRecovering placeholder for `id` (see WorldEntry::State);
+  /// fails as Insert.
+  absl::Status Reserve(std::string id);
+  /// Puts `entry` (a world replayed elsewhere, live) in place of its id's
+  /// kRecovering placeholder. FAILED_PRECONDITION when there is none.
+  absl::Status Install(std::shared_ptr<WorldEntry> entry);
+  /// Whether `id` is taken, in whatever state.
+  bool Holds(std::string_view id) const;
   /// Takes the world out of the registry and closes its watchers (ABORTED);
   /// calls already holding it finish on it. NOT_FOUND for an unknown id.
   absl::StatusOr<std::shared_ptr<WorldEntry>> Remove(std::string_view id);

@@ -519,6 +519,7 @@ TEST(JournalTest, SigkillMidStream_LosesNothingAcknowledged_AndHalfAppliesNothin
   for (int round = 0; round < 3; ++round) {
     ServerProcess server(flags);
     ASSERT_GT(server.port(), 0) << server.first_line();
+    ASSERT_TRUE(server.WaitUntilRecovered()) << server.stderr_text();
     std::unique_ptr<client::ArbiterClient> client = client::ArbiterClient::Connect(server.address());
     if (!created) {
       ASSERT_THAT(client->CreateWorld(match.Create()), IsOk());
@@ -556,6 +557,7 @@ TEST(JournalTest, SigkillMidStream_LosesNothingAcknowledged_AndHalfAppliesNothin
     ASSERT_GT(acknowledged, 0u);
   }
   ServerProcess last(flags);
+  ASSERT_TRUE(last.WaitUntilRecovered()) << last.stderr_text();
   std::unique_ptr<client::ArbiterClient> client = client::ArbiterClient::Connect(last.address());
   const std::pair<int64_t, uint64_t> now = TickAndHash(*client, "crash");
   EXPECT_TRUE(now == expected[acknowledged] || now == expected[acknowledged + 1]);

@@ -103,6 +103,9 @@ class ServerProcess {
     }
     return true;
   }
+  /// Waits for the line a journaled server prints once every world of its
+  /// journal is back (it listens, NOT_SERVING, before that).
+  bool WaitUntilRecovered() { return WaitForStderr("; recovered "); }
   /// Everything read from stderr so far.
   const std::string& stderr_text() const { return stderr_; }
 

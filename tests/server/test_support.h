@@ -47,6 +47,9 @@ class LiveServer {
       return;
     }
     server_ = std::move(*s);
+    // The journal's worlds come back in the background; these tests start
+    // from a server that has them all (recovery_test.cc watches the wait).
+    if (absl::Status r = server_->WaitUntilRecovered(); !r.ok()) ADD_FAILURE() << "recovery failed: " << r;
     client_ = client::ArbiterClient::Connect(address());
   }
   ~LiveServer() {
