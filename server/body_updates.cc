@@ -1,22 +1,11 @@
 #include "body_updates.h"
 
-#include <cstdlib>
 #include <optional>
 
 #include "request_checks.h"
 #include "status_convert.h"
 
 namespace arbiter::server {
-
-void MustSucceed(const arbiter::Status& s) {
-  // Undo writes values the world held a moment ago. Every value a world can
-  // hold passes the setters' checks (one table of limits, and the step
-  // clamps into it: world.h, Step), and within a batch bodies neither
-  // vanish nor change type, so this cannot fail; if it ever did, that is a
-  // core bug worth a crash rather than a silently half-rolled-back world.
-  if (!s.ok()) std::abort();
-}
-
 
 // Checks everything about an update that depends on the world but not on
 // other updates: the body exists, it can move if a velocity is set, and
@@ -38,16 +27,21 @@ absl::Status CheckUpdateAgainstWorld(const World& world, const wire::BodyUpdate&
   return absl::OkStatus();
 }
 
-// What an applied update overwrote, to put it back.
-void RollBack(World& world, std::vector<Undo>& undo) {
-  for (auto it = undo.rbegin(); it != undo.rend(); ++it) {
+absl::Status RollBack(WorldEntry& entry, World& world, std::vector<Undo>& undo, absl::Status why) {
+  arbiter::Status failed;
+  for (auto it = undo.rbegin(); it != undo.rend() && failed.ok(); ++it) {
     switch (it->kind) {
-      case Undo::Kind::kTransform: MustSucceed(world.SetBodyTransform(it->body_id, it->transform)); break;
-      case Undo::Kind::kVelocity: MustSucceed(world.SetBodyVelocity(it->body_id, it->linear, it->angular)); break;
-      case Undo::Kind::kFilter: MustSucceed(world.SetShapeFilter(it->body_id, it->shape_index, it->filter)); break;
+      case Undo::Kind::kTransform: failed = world.SetBodyTransform(it->body_id, it->transform); break;
+      case Undo::Kind::kVelocity: failed = world.SetBodyVelocity(it->body_id, it->linear, it->angular); break;
+      case Undo::Kind::kFilter: failed = world.SetShapeFilter(it->body_id, it->shape_index, it->filter); break;
     }
   }
   undo.clear();
+  if (failed.ok()) return why;
+  const std::string reason = "rolling back a failed change of world '" + entry.id() + "' failed (" + failed.message() +
+                             "); the world is offline until a restart recovers its last acknowledged state";
+  entry.TakeOffline(reason);
+  return absl::InternalError(reason);
 }
 
 // Applies one update, recording what it overwrote in *undo. On failure the

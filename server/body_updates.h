@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "arbiter/core/world.h"
 #include "arbiter/wire/convert.h"
+#include "world_registry.h"
 
 namespace arbiter::server {
 
@@ -31,12 +32,14 @@ struct Undo {
   Filter filter;
 };
 
-/// Crashes unless `s` is OK: for undoing, which writes values the world
-/// held a moment ago (a failure there is a core bug, not bad input).
-void MustSucceed(const arbiter::Status& s);
-
-/// Puts back, newest first, everything `undo` records; empties it.
-void RollBack(World& world, std::vector<Undo>& undo);
+/// Puts back, newest first, everything `undo` records, and empties it;
+/// returns `why`. Undoing writes values the world held a moment ago, which
+/// every setter accepts (the step keeps each state inside the limits the
+/// setters check: world.h, Step), so it cannot fail; if it ever did, the
+/// world's state would be unknown: it is then taken offline (a restart
+/// recovers its last acknowledged state from the journal) and INTERNAL is
+/// returned instead. Never aborts. Call under the world's exclusive lock.
+absl::Status RollBack(WorldEntry& entry, World& world, std::vector<Undo>& undo, absl::Status why);
 
 // Applies one update, recording what it overwrote in *undo. On failure the
 // caller rolls back. `field` names the update in error messages.

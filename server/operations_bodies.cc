@@ -80,8 +80,7 @@ absl::Status Operations::UpdateBodies(const v1::UpdateBodiesRequest& request, v1
     std::vector<Undo> undo;
     for (size_t i = 0; i < count; ++i) {
       if (absl::Status s = ApplyUpdate(world, updates[i], Indexed("updates", i), &undo); !s.ok()) {
-        RollBack(world, undo);
-        return s;
+        return RollBack(**entry, world, undo, s);
       }
     }
     reply->set_tick(world.tick());

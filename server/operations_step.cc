@@ -91,8 +91,7 @@ absl::Status Operations::Step(const v1::StepRequest& request, v1::StepResponse* 
       for (; next < command_count && request.commands(static_cast<int>(order[next])).tick_offset() == t; ++next) {
         const size_t i = order[next];
         if (absl::Status s = ApplyUpdate(world, updates[i], Indexed("commands", i) + ".update", &undo); !s.ok()) {
-          RollBack(world, undo);
-          return abandon(s);
+          return abandon(RollBack(world_entry, world, undo, s));
         }
       }
       world.Step(want_events ? &events : nullptr);
