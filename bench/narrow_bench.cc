@@ -25,7 +25,7 @@
 //     (roughly half of the pairs overlap; the `hit` counter says how many);
 //   Collide: B moved along the reference's minimum translation so that the
 //     separation is in [-0.1 s, +0.02] units, i.e. pairs the solver would
-//     see (speculative distance 0.02, as in step.cc);
+//     see (speculative distance 0.02, as in step_internal.h);
 //   ShapeCast, RayCast: A (or the ray origin) 2..5 s away, moving towards B
 //     with a random miss (ShapeCast hits 50-90% of the time, RayCast 25-45%);
 //   ContainsPoint: points within 1.5 s of the shape's position.

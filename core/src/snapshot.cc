@@ -181,7 +181,7 @@ const ShapeRecord* FindShape(const World::Impl& w, const ShapeRef& ref) {
   return &w.shapes[body->first_shape + ref.shape_index];
 }
 
-// Contacts as a step leaves them (step.cc): a strictly ascending list of
+// Contacts as a step leaves them (step_contacts.cc): a strictly ascending list of
 // touching pairs of non-sensor shapes on two bodies, one of them dynamic.
 // Anything else would go into the hash and the next step's warm start and
 // events unchecked.
