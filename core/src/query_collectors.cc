@@ -33,11 +33,6 @@ void CollectClosestRays(const World& world, std::span<const RayCastInput> rays, 
 
 }  // namespace
 
-bool CastShapeAny(const World& world, const Shape& shape, const Transform& transform, Vec2 translation,
-                  const QueryFilter& filter) {
-  return world.CastShapeAny(shape, transform, translation, filter);
-}
-
 void CollectRayCasts(const World& world, std::span<const RayCastInput> rays, const QueryFilter& filter,
                      CastMode mode, const CastSink& sink) {
   switch (mode) {
@@ -67,7 +62,7 @@ void CollectShapeCasts(const World& world, std::span<const WorldShapeCast> casts
         sink(i, !hits.empty(), hits);
         break;
       }
-      case CastMode::kAny: sink(i, CastShapeAny(world, c.shape, c.transform, c.translation, filter), {}); break;
+      case CastMode::kAny: sink(i, world.CastShapeAny(c.shape, c.transform, c.translation, filter), {}); break;
     }
   }
 }

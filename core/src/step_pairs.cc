@@ -89,8 +89,7 @@ bool SweepAlongX(const World::Impl& w, const StepState& st) {
 }  // namespace
 
 void FindPairs(const World::Impl& w, StepState* st) {
-  std::vector<Pair>& pairs = st->pairs;
-  pairs.clear();
+  std::vector<Pair>& pairs = st->pairs;  // emptied by StepScratch::Fresh
   const bool sweep_x = SweepAlongX(w, *st);
   std::vector<SweepEntry>& entries = st->sweep;
   PairWithStatics(w, *st, sweep_x, &pairs, &entries);

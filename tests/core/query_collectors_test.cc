@@ -98,7 +98,7 @@ TEST(QueryCollectors, ShapeCasts_EachModeEqualsItsWorldQuery_AndAnyAgreesWithClo
     for (size_t i = 0; i < casts.size(); ++i) {
       const WorldShapeCast& c = casts[i];
       const std::optional<CastHit> closest = world.CastShapeClosest(c.shape, c.transform, c.translation);
-      EXPECT_EQ(CastShapeAny(world, c.shape, c.transform, c.translation), closest.has_value()) << "cast " << i;
+      EXPECT_EQ(world.CastShapeAny(c.shape, c.transform, c.translation), closest.has_value()) << "cast " << i;
       EXPECT_EQ(answers[i].hit, closest.has_value()) << "cast " << i;
       std::vector<CastHit> expected;
       if (mode == CastMode::kClosest && closest) expected.push_back(*closest);

@@ -9,7 +9,7 @@
 //             at most one hit
 //   kAll      CastRayAll / CastShapeAll: every hit, by (fraction, body id,
 //             shape index)
-//   kAny      CastRayAny / CastShapeAny: whether anything is hit; no hits
+//   kAny      CastRayAny / World::CastShapeAny: whether anything is hit; no hits
 //             are reported
 //
 // Built on World's public queries only; the traversals stay in
@@ -38,11 +38,6 @@ struct WorldShapeCast {
   Transform transform;
   Vec2 translation;
 };
-
-/// Whether `shape` at `transform` moved by `translation` hits anything:
-/// World::CastShapeAny, which stops at the first hit found.
-bool CastShapeAny(const World& world, const Shape& shape, const Transform& transform, Vec2 translation,
-                  const QueryFilter& filter = {});
 
 /// Casts every ray in `mode` and reports each answer to `sink`.
 void CollectRayCasts(const World& world, std::span<const RayCastInput> rays, const QueryFilter& filter,
