@@ -209,6 +209,14 @@ grpc::ServerUnaryReactor* ArbiterService::ValidateHit(grpc::CallbackServerContex
   return RunRead(context, *std::move(permit), operations_->PrepareValidateHit(*request, reply), reply);
 }
 
+grpc::ServerUnaryReactor* ArbiterService::ValidateMove(grpc::CallbackServerContext* context,
+                                                       const v1::ValidateMoveRequest* request,
+                                                       v1::ValidateMoveResponse* reply) {
+  absl::StatusOr<Permit> permit = Admit(*context, Access::kRead, request->world_id());
+  if (!permit.ok()) return Refuse(context, permit.status());
+  return RunRead(context, *std::move(permit), operations_->PrepareValidateMove(*request, reply), reply);
+}
+
 grpc::ServerUnaryReactor* ArbiterService::ReportHashes(grpc::CallbackServerContext* context,
                                                        const v1::ReportHashesRequest* request,
                                                        v1::ReportHashesResponse* reply) {

@@ -130,6 +130,9 @@ class ArbiterClient {
   absl::StatusOr<v1::GetSnapshotResponse> GetSnapshot(const v1::GetSnapshotRequest& request);
   absl::StatusOr<v1::RestoreResponse> Restore(const v1::RestoreRequest& request);
   absl::StatusOr<v1::ValidateHitResponse> ValidateHit(const v1::ValidateHitRequest& request);
+  /// Movement validation: a verdict per claimed path (see MoveVerdict in
+  /// arbiter.proto).
+  absl::StatusOr<v1::ValidateMoveResponse> ValidateMove(const v1::ValidateMoveRequest& request);
   absl::StatusOr<v1::ReportHashesResponse> ReportHashes(const v1::ReportHashesRequest& request);
   /// The bytes of a journal export file (the whole stream, concatenated);
   /// `progress` gets the bytes received and the whole size after each chunk.
