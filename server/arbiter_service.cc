@@ -1,4 +1,5 @@
 #include "arbiter_service.h"
+#include "world_metadata.h"
 
 #include <deque>
 #include <memory>
@@ -26,7 +27,9 @@ ArbiterService::ArbiterService(Operations* operations, WorkerPool* pool, AccessC
 absl::StatusOr<Permit> ArbiterService::Admit(const grpc::CallbackServerContext& context, Access access,
                                              std::string_view world_id) {
   absl::StatusOr<Permit> permit = access_->Admit(context, access, world_id);
-  if (!permit.ok() || access == Access::kRead) return permit;
+  if (!permit.ok()) return permit;
+  if (absl::Status s = CheckWorldMetadata(context, world_id); !s.ok()) return s;
+  if (access == Access::kRead) return permit;
   if (absl::Status s = gate_->Check(); !s.ok()) return s;
   return permit;
 }
@@ -435,6 +438,11 @@ class ArbiterService::QueryStreamReactor final
       return;
     }
     if (absl::Status s = permit_->Recheck(Access::kRead, request_.world_id()); !s.ok()) {
+      Finish(ToGrpc(s));
+      return;
+    }
+    // A stream routed for one world must not ask another (it may not be here).
+    if (absl::Status s = CheckWorldMetadata(*context_, request_.world_id()); !s.ok()) {
       Finish(ToGrpc(s));
       return;
     }
