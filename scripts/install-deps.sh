@@ -12,6 +12,7 @@ default_packages=(
   libbox2d-dev libchipmunk-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libsqlite3-dev libclang-rt-14-dev openssl libssl-dev
+  nginx-light
 )
 if [ $# -gt 0 ]; then
   packages=("$@")
