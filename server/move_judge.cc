@@ -43,8 +43,10 @@ Status BodyAt(const World& world, const ClaimedPath& path, const std::string& fi
 }  // namespace
 
 Fixed MaxStep(Fixed max_speed, int32_t tick_hz) {
+  // Rounded to nearest without forming raw + hz / 2 (raw may be 2^63 - 1).
   const int64_t hz = tick_hz;
-  const Fixed step = Fixed::FromRaw((max_speed.raw() + hz / 2) / hz);
+  const int64_t raw = max_speed.raw();
+  const Fixed step = Fixed::FromRaw(raw / hz + (raw % hz >= hz - raw % hz ? 1 : 0));
   return Min(step, kMaxMoveTranslation);
 }
 

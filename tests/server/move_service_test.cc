@@ -149,6 +149,16 @@ TEST_F(ValidateMoveTest, ManyPlayersInOneBatch_OneJudgementEach) {
   EXPECT_EQ(reply->judgements(2).body_id(), 4u);
 }
 
+TEST_F(ValidateMoveTest, HugeMaxSpeed_CapsTheStepWithoutOverflow) {
+  v1::ValidateMoveRequest r = Path(10, 0, 0, -1, 0, 2);
+  r.set_max_speed(std::numeric_limits<int64_t>::max());
+  *r.mutable_claims(0)->mutable_positions(1) = W(-(1 << 29), 0);  // beyond the 2^28 cap
+  absl::StatusOr<v1::ValidateMoveResponse> reply = Judge(r);
+  ASSERT_THAT(reply, IsOk());
+  EXPECT_EQ(reply->judgements(0).verdict(), v1::MOVE_VERDICT_REJECTED);
+  EXPECT_EQ(reply->judgements(0).max_step(), Fixed::FromInt(int64_t{1} << 28).raw());
+}
+
 TEST_F(ValidateMoveTest, Errors_NameTheField) {
   v1::ValidateMoveRequest r = Path(10, 0, 0, 1, 0, 2);
   r.set_max_speed(0);
