@@ -149,14 +149,15 @@ TEST_F(ValidateMoveTest, ManyPlayersInOneBatch_OneJudgementEach) {
   EXPECT_EQ(reply->judgements(2).body_id(), 4u);
 }
 
-TEST_F(ValidateMoveTest, HugeMaxSpeed_CapsTheStepWithoutOverflow) {
+TEST_F(ValidateMoveTest, HugeMaxSpeed_RoundsTheStepWithoutOverflow) {
   v1::ValidateMoveRequest r = Path(10, 0, 0, -1, 0, 2);
   r.set_max_speed(std::numeric_limits<int64_t>::max());
-  *r.mutable_claims(0)->mutable_positions(1) = W(-(1 << 29), 0);  // beyond the 2^28 cap
+  // (2^63 - 1) / 60 raw is about 3.6e7 units a tick; this step is 2^29.
+  *r.mutable_claims(0)->mutable_positions(1) = W(-(1 << 29), 0);
   absl::StatusOr<v1::ValidateMoveResponse> reply = Judge(r);
   ASSERT_THAT(reply, IsOk());
   EXPECT_EQ(reply->judgements(0).verdict(), v1::MOVE_VERDICT_REJECTED);
-  EXPECT_EQ(reply->judgements(0).max_step(), Fixed::FromInt(int64_t{1} << 28).raw());
+  EXPECT_EQ(reply->judgements(0).max_step(), std::numeric_limits<int64_t>::max() / 60);  // remainder 7: rounds down
 }
 
 TEST_F(ValidateMoveTest, Errors_NameTheField) {
