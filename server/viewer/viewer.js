@@ -4,7 +4,8 @@
 // ValidateHit verdicts ("hit" events) drawn as they arrive.
 //
 // Hooks for tests and tools: #view carries data-tick (the tick drawn) and
-// data-live ("1" while following the world); each body is a
+// data-live ("1" while following the world) and data-stream ("1" once the
+// event stream has delivered its first message); each body is a
 // <g class="body TYPE" data-id data-x data-y> whose x/y are the numbers the
 // server sent (exact decimals of the Q32.32 values, parsed by JSON.parse).
 'use strict';
@@ -158,8 +159,10 @@ function setLive(live) {
 function openEvents(world) {
   if (state.events) state.events.close();
   const events = new EventSource(`/api/worlds/${encodeURIComponent(world)}/events`);
+  $('view').dataset.stream = '0';
   events.addEventListener('tick', (e) => {
     const m = JSON.parse(e.data);
+    $('view').dataset.stream = '1';
     // The oldest tick moves with the window; the page's value is a floor.
     setTimeline(Math.max(state.oldest, m.tick - Number($('timeline').dataset.window || 0)), m.tick);
     if (state.live) drawBodies(m.tick, m.bodies);

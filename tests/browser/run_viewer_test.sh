@@ -2,9 +2,9 @@
 # CTest entry of the viewer's browser test: starts arbiter-server with the
 # demo scene and an HTTP listener on free ports, runs viewer_test.mjs
 # against it (one Chromium launch), stops the server.
-# usage: run_viewer_test.sh ARBITER_SERVER ARBITER_CLI SCENES_DIR SCREENSHOT.png
+# usage: run_viewer_test.sh ARBITER_SERVER ARBITER_CLI SCENES_DIR SCREENSHOT.png VALIDATE_HIT
 set -eu
-server_bin=$1 cli=$2 scenes=$3 screenshot=$4
+server_bin=$1 cli=$2 scenes=$3 screenshot=$4 validate_hit=$5
 here=$(cd "$(dirname "$0")" && pwd)
 
 command -v node >/dev/null || { echo "node is missing: apt-get install nodejs npm (scripts/install-deps.sh)"; exit 1; }
@@ -28,4 +28,4 @@ grpc=$(sed -n 's/.*listening on \([^ ]*\).*/\1/p' "$work/stdout")
 http=$(sed -n 's/.*http on \([^ ]*\).*/\1/p' "$work/stdout")
 [ -n "$grpc" ] && [ -n "$http" ] || { echo "server did not start:"; cat "$work/stdout" "$work/stderr"; exit 1; }
 mkdir -p "$(dirname "$screenshot")"
-node "$here/viewer_test.mjs" "$http" "$grpc" "$cli" "$screenshot"
+node "$here/viewer_test.mjs" "$http" "$grpc" "$cli" "$screenshot" "$validate_hit"

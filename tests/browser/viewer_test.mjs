@@ -3,12 +3,12 @@
 // the world stepped through the `arbiter` CLI (gRPC), the page checked
 // against what the CLI's DescribeWorld reports at the same ticks.
 //
-// usage: node viewer_test.mjs HTTP_URL GRPC_ADDRESS ARBITER_CLI SCREENSHOT.png
+// usage: node viewer_test.mjs HTTP_URL GRPC_ADDRESS ARBITER_CLI SCREENSHOT.png VALIDATE_HIT
 // Exit 0 when every check passed; the first failure is printed, exit 1.
 import { execFileSync } from 'node:child_process';
 import { chromium } from 'playwright-core';
 
-const [httpUrl, grpcAddress, cli, screenshot] = process.argv.slice(2);
+const [httpUrl, grpcAddress, cli, screenshot, validateHit] = process.argv.slice(2);
 const WORLD = 'demo';
 
 function arbiter(...args) {
@@ -76,9 +76,23 @@ async function main() {
     const text = await page.$eval('#state', (s) => s.textContent);
     check(text.startsWith(`id ${id}\ntype dynamic\nposition (`), `clicking body ${id} shows its state`);
 
-    // Back to live for the picture.
+    // Back to live; ValidateHit verdicts drawn as the server gives them.
     await page.click('#live');
     await waitTick(page, 60);
+    // Verdicts go to the streams open when they are given.
+    await page.waitForSelector('#view[data-stream="1"]', { timeout: 30000 });
+    const [x, y] = at60.positions.get(id);
+    const shots = [[id, '1', x, y, 0, -5], [id, '3', x, y, 60, 0], [id, '3', x, y, 0, 20]];
+    const verdicts = shots.map((s) => execFileSync(validateHit, [grpcAddress, WORLD, ...s.map(String)],
+                                                   { encoding: 'utf8' }).trim());
+    await page.waitForFunction((n) => document.querySelectorAll('#hits div').length === n, shots.length,
+                               { timeout: 30000 });
+    const listed = await page.$$eval('#hits div', (ds) => ds.map((d) => d.className).reverse());
+    check(verdicts[0] === 'CONFIRMED', `body ${id} shooting the ground below it is CONFIRMED`);
+    check(JSON.stringify(listed) === JSON.stringify(verdicts.map((v) => `${v}-text`)),
+          `the page lists the verdicts the server gave (${verdicts.join(', ')})`);
+    const drawnShots = await page.$$eval('#shots line.shot', (ls) => ls.map((l) => l.classList[1]));
+    check(JSON.stringify(drawnShots) === JSON.stringify(verdicts), 'and draws each shot in its verdict\'s style');
     await page.screenshot({ path: screenshot });
     console.log(`screenshot: ${screenshot}`);
   } finally {
