@@ -38,18 +38,19 @@ std::string HitFeed::VerdictJson(const v1::ValidateHitRequest& request, const v1
 
 void HitFeed::Subscribe(const std::string& world_id, HitSink* sink) {
   std::lock_guard<std::mutex> lock(mu_);
-  sinks_[world_id].insert(sink);
+  if (sinks_[world_id].insert(sink).second) subscriptions_.fetch_add(1);
 }
 
 void HitFeed::Unsubscribe(const std::string& world_id, HitSink* sink) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = sinks_.find(world_id);
   if (it == sinks_.end()) return;
-  it->second.erase(sink);
+  if (it->second.erase(sink) > 0) subscriptions_.fetch_sub(1);
   if (it->second.empty()) sinks_.erase(it);
 }
 
 bool HitFeed::Watched(std::string_view world_id) const {
+  if (subscriptions_.load() == 0) return false;
   std::lock_guard<std::mutex> lock(mu_);
   return sinks_.find(world_id) != sinks_.end();
 }

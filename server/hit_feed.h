@@ -11,6 +11,7 @@
 //        "target_hit":{...}|null}; numbers as exact decimals, ids as strings.
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <set>
@@ -31,7 +32,9 @@ class HitFeed {
  public:
   void Subscribe(const std::string& world_id, HitSink* sink);
   void Unsubscribe(const std::string& world_id, HitSink* sink);
-  /// Whether anyone watches `world_id` (the observer copies requests only then).
+  /// Whether anyone watches `world_id` (the observer copies requests only
+  /// then). Without any viewer open (the usual case) it takes no lock:
+  /// ValidateHit is a hot call.
   bool Watched(std::string_view world_id) const;
   void Publish(const v1::ValidateHitRequest& request, const v1::ValidateHitResponse& reply);
 
@@ -41,6 +44,7 @@ class HitFeed {
  private:
   mutable std::mutex mu_;
   std::map<std::string, std::set<HitSink*>, std::less<>> sinks_;
+  std::atomic<size_t> subscriptions_{0};  // sinks_ entries over all worlds
 };
 
 }  // namespace arbiter::server

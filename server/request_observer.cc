@@ -46,6 +46,13 @@ Summary Summarize(const void* message) {
   return {request->world_id(), CountItems(*request)};
 }
 
+// Rays may come as columns instead (one item per row).
+template <>
+Summary Summarize<v1::CastRaysRequest>(const void* message) {
+  const auto* request = static_cast<const v1::CastRaysRequest*>(message);
+  return {request->world_id(), static_cast<uint64_t>(request->rays_size() + request->columns().origin_x_size())};
+}
+
 const std::map<std::string_view, Summarizer>& Summarizers() {
   static const std::map<std::string_view, Summarizer> kTable{
       {"CreateWorld", &Summarize<v1::CreateWorldRequest>},

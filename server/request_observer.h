@@ -12,8 +12,8 @@
 // calls on no world); caller: AccessControl::CallerLabel (a token's label,
 // never the token); code: the gRPC status code's name; latency_us: from
 // the call's arrival to its status, microseconds; items: the elements of
-// the request's top-level repeated fields (rays, bodies, queries, commands;
-// summed over a stream's messages).
+// the request's top-level repeated fields (rays, as messages or column rows,
+// bodies, queries, commands; summed over a stream's messages).
 #pragma once
 
 #include <memory>

@@ -147,6 +147,16 @@ TEST(RequestLogTest, LogRequests_WritesOneJsonLinePerCall) {
   *rays.add_rays() = client::MakeRay(0, 10, 0, -20);
   *rays.add_rays() = client::MakeRay(5, 10, 0, -20);
   ASSERT_TRUE(c->CastRays(rays).ok());
+  v1::CastRaysRequest columns;  // three rays as column rows
+  columns.set_world_id("logged");
+  columns.set_mode(v1::CAST_MODE_ANY);
+  for (int64_t x : {-1, 0, 1}) {
+    columns.mutable_columns()->add_origin_x(x * (int64_t{1} << 32));
+    columns.mutable_columns()->add_origin_y(int64_t{10} << 32);
+    columns.mutable_columns()->add_translation_x(0);
+    columns.mutable_columns()->add_translation_y(-(int64_t{20} << 32));
+  }
+  ASSERT_TRUE(c->CastRays(columns).ok());
   EXPECT_FALSE(ClientWithToken(server.grpc_address(), "wrong")->ListWorlds().ok());
   ASSERT_TRUE(server.process().WaitForStderr("\"UNAUTHENTICATED\""));
 
@@ -155,7 +165,7 @@ TEST(RequestLogTest, LogRequests_WritesOneJsonLinePerCall) {
   for (std::string line; std::getline(in, line);) {
     if (!line.empty() && line.front() == '{') calls.push_back(nlohmann::json::parse(line));
   }
-  ASSERT_EQ(calls.size(), 3u) << server.process().stderr_text();
+  ASSERT_EQ(calls.size(), 4u) << server.process().stderr_text();
   EXPECT_EQ(calls[0]["method"], "CreateWorld");
   EXPECT_EQ(calls[0]["items"], 2);  // two bodies
   EXPECT_EQ(calls[1]["method"], "CastRays");
@@ -165,9 +175,10 @@ TEST(RequestLogTest, LogRequests_WritesOneJsonLinePerCall) {
   EXPECT_EQ(calls[1]["items"], 2);
   EXPECT_TRUE(calls[1]["latency_us"].is_number_unsigned());
   EXPECT_THAT(calls[1]["time"].get<std::string>(), ::testing::MatchesRegex("....-..-..T..:..:..\\....Z"));
-  EXPECT_EQ(calls[2]["method"], "ListWorlds");
-  EXPECT_EQ(calls[2]["caller"], "unknown token");
-  EXPECT_EQ(calls[2]["code"], "UNAUTHENTICATED");
+  EXPECT_EQ(calls[2]["items"], 3);
+  EXPECT_EQ(calls[3]["method"], "ListWorlds");
+  EXPECT_EQ(calls[3]["caller"], "unknown token");
+  EXPECT_EQ(calls[3]["code"], "UNAUTHENTICATED");
   // Never the token itself.
   EXPECT_THAT(server.process().stderr_text(), ::testing::Not(HasSubstr("admin-secret")));
 }
