@@ -208,7 +208,7 @@ void OpenSvg(std::string* out, const Aabb& view, const std::string& caption) {
   Num(out, view.upper.x - view.lower.x);
   out->push_back(' ');
   Num(out, view.upper.y - view.lower.y);
-  out->append("\" preserveAspectRatio=\"none\">\n<title>");
+  out->append("\">\n<title>");
   for (char c : caption) {
     if (c == '<') out->append("&lt;");
     else if (c == '&') out->append("&amp;");
