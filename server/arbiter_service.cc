@@ -1,4 +1,5 @@
 #include "arbiter_service.h"
+#include "world_metadata.h"
 
 #include <deque>
 #include <memory>
@@ -26,7 +27,9 @@ ArbiterService::ArbiterService(Operations* operations, WorkerPool* pool, AccessC
 absl::StatusOr<Permit> ArbiterService::Admit(const grpc::CallbackServerContext& context, Access access,
                                              std::string_view world_id) {
   absl::StatusOr<Permit> permit = access_->Admit(context, access, world_id);
-  if (!permit.ok() || access == Access::kRead) return permit;
+  if (!permit.ok()) return permit;
+  if (absl::Status s = CheckWorldMetadata(context, world_id); !s.ok()) return s;
+  if (access == Access::kRead) return permit;
   if (absl::Status s = gate_->Check(); !s.ok()) return s;
   return permit;
 }
@@ -207,6 +210,14 @@ grpc::ServerUnaryReactor* ArbiterService::ValidateHit(grpc::CallbackServerContex
   absl::StatusOr<Permit> permit = Admit(*context, Access::kRead, request->world_id());
   if (!permit.ok()) return Refuse(context, permit.status());
   return RunRead(context, *std::move(permit), operations_->PrepareValidateHit(*request, reply), reply);
+}
+
+grpc::ServerUnaryReactor* ArbiterService::ValidateMove(grpc::CallbackServerContext* context,
+                                                       const v1::ValidateMoveRequest* request,
+                                                       v1::ValidateMoveResponse* reply) {
+  absl::StatusOr<Permit> permit = Admit(*context, Access::kRead, request->world_id());
+  if (!permit.ok()) return Refuse(context, permit.status());
+  return RunRead(context, *std::move(permit), operations_->PrepareValidateMove(*request, reply), reply);
 }
 
 grpc::ServerUnaryReactor* ArbiterService::ReportHashes(grpc::CallbackServerContext* context,
@@ -427,6 +438,11 @@ class ArbiterService::QueryStreamReactor final
       return;
     }
     if (absl::Status s = permit_->Recheck(Access::kRead, request_.world_id()); !s.ok()) {
+      Finish(ToGrpc(s));
+      return;
+    }
+    // A stream routed for one world must not ask another (it may not be here).
+    if (absl::Status s = CheckWorldMetadata(*context_, request_.world_id()); !s.ok()) {
       Finish(ToGrpc(s));
       return;
     }

@@ -73,6 +73,8 @@ class ArbiterService final : public v1::Arbiter::CallbackService {
       grpc::CallbackServerContext* context) override;
   grpc::ServerUnaryReactor* ValidateHit(grpc::CallbackServerContext* context, const v1::ValidateHitRequest* request,
                                         v1::ValidateHitResponse* reply) override;
+  grpc::ServerUnaryReactor* ValidateMove(grpc::CallbackServerContext* context, const v1::ValidateMoveRequest* request,
+                                         v1::ValidateMoveResponse* reply) override;
   grpc::ServerUnaryReactor* ReportHashes(grpc::CallbackServerContext* context, const v1::ReportHashesRequest* request,
                                          v1::ReportHashesResponse* reply) override;
   grpc::ServerWriteReactor<v1::ExportJournalChunk>* ExportJournal(grpc::CallbackServerContext* context,

@@ -25,6 +25,15 @@ absl::StatusOr<Reply> Invoke(Call&& call) {
   return reply;
 }
 
+// Every world-scoped call carries its world id as x-arbiter-world, so a
+// fleet's proxy can route it (issue 16; the server checks the two agree).
+template <class Request>
+void RouteTo(grpc::ClientContext* context, const Request& request) {
+  if constexpr (requires { request.world_id(); }) {
+    if (!request.world_id().empty()) context->AddMetadata(std::string(kWorldMetadataKey), request.world_id());
+  }
+}
+
 }  // namespace
 
 #define ARBITER_CLIENT_UNARY(Method, Request, Reply)                                                 \
@@ -32,6 +41,7 @@ absl::StatusOr<Reply> Invoke(Call&& call) {
     return Invoke<v1::Reply>([&](v1::Reply* reply) {                                                 \
       grpc::ClientContext context;                                                                   \
       Prepare(&context);                                                                             \
+      RouteTo(&context, request);                                                                    \
       return stub_->Method(&context, request, reply);                                                \
     });                                                                                              \
   }
@@ -51,6 +61,7 @@ ARBITER_CLIENT_UNARY(GetStateHash, GetStateHashRequest, GetStateHashResponse)
 ARBITER_CLIENT_UNARY(GetSnapshot, GetSnapshotRequest, GetSnapshotResponse)
 ARBITER_CLIENT_UNARY(Restore, RestoreRequest, RestoreResponse)
 ARBITER_CLIENT_UNARY(ValidateHit, ValidateHitRequest, ValidateHitResponse)
+ARBITER_CLIENT_UNARY(ValidateMove, ValidateMoveRequest, ValidateMoveResponse)
 ARBITER_CLIENT_UNARY(ReportHashes, ReportHashesRequest, ReportHashesResponse)
 
 #undef ARBITER_CLIENT_UNARY
@@ -59,6 +70,7 @@ absl::StatusOr<std::string> ArbiterClient::ExportJournal(const v1::ExportJournal
                                                          const ProgressFn& progress) {
   grpc::ClientContext context;
   Prepare(&context);
+  RouteTo(&context, request);
   std::unique_ptr<grpc::ClientReader<v1::ExportJournalChunk>> reader = stub_->ExportJournal(&context, request);
   std::string file;
   v1::ExportJournalChunk chunk;
@@ -127,6 +139,7 @@ std::unique_ptr<EventWatch> ArbiterClient::WatchEvents(const std::string& world_
   v1::WatchEventsRequest request;
   request.set_world_id(world_id);
   AddToken(&watch->context_);
+  RouteTo(&watch->context_, request);
   watch->reader_ = stub_->WatchEvents(&watch->context_, request);
   return watch;
 }
@@ -139,9 +152,10 @@ std::optional<v1::TickEvents> EventWatch::Next() {
 
 absl::Status EventWatch::Finish() { return FromGrpcStatus(reader_->Finish()); }
 
-std::unique_ptr<RayStream> ArbiterClient::OpenQueryStream() {
+std::unique_ptr<RayStream> ArbiterClient::OpenQueryStream(const std::string& world_id) {
   auto stream = std::make_unique<RayStream>();
   AddToken(&stream->context_);
+  if (!world_id.empty()) stream->context_.AddMetadata(std::string(kWorldMetadataKey), world_id);
   stream->stream_ = stub_->QueryStream(&stream->context_);
   return stream;
 }

@@ -25,14 +25,21 @@ const char* ShapeFieldName(ShapeType type) {
 
 bool IsMaterial(Fixed v) { return v >= kFixedZero && v <= kMaxMaterial; }
 
-Status ValidateShapeDef(const ShapeDef& def, const std::string& field) {
-  const uint8_t type = static_cast<uint8_t>(def.shape.type);
+}  // namespace
+
+Status ValidateShapeGeometry(const Shape& shape, const std::string& field) {
+  const uint8_t type = static_cast<uint8_t>(shape.type);
   if (type > static_cast<uint8_t>(ShapeType::kPolygon)) return InvalidArgumentError(field + ".type: unknown shape type");
-  const ShapeError error = ValidateShape(def.shape);
-  if (error != ShapeError::kOk) {
-    const std::string message = field + "." + ShapeFieldName(def.shape.type) + ": " + ShapeErrorMessage(error);
-    return error == ShapeError::kOutOfRange ? OutOfRangeError(message) : InvalidArgumentError(message);
-  }
+  const ShapeError error = ValidateShape(shape);
+  if (error == ShapeError::kOk) return OkStatus();
+  const std::string message = field + "." + ShapeFieldName(shape.type) + ": " + ShapeErrorMessage(error);
+  return error == ShapeError::kOutOfRange ? OutOfRangeError(message) : InvalidArgumentError(message);
+}
+
+namespace {
+
+Status ValidateShapeDef(const ShapeDef& def, const std::string& field) {
+  if (Status s = ValidateShapeGeometry(def.shape, field); !s.ok()) return s;
   for (const auto& [value, name] : {std::pair{def.friction, "friction"}, std::pair{def.restitution, "restitution"},
                                     std::pair{def.density, "density"}}) {
     if (!IsMaterial(value)) return OutOfRangeError(Field(field, name) + ": must be in [0, 65536]");
@@ -135,6 +142,23 @@ Status ValidateAabb(const Aabb& box, const char* field) {
   if (!IsInWorldRange(box.lower)) return OutOfRangeError(f + ".lower: beyond +-2^29 units");
   if (!IsInWorldRange(box.upper)) return OutOfRangeError(f + ".upper: beyond +-2^29 units");
   if (!IsValid(box)) return InvalidArgumentError(f + ": lower must not exceed upper");
+  return OkStatus();
+}
+
+Status ValidateMoveInput(const MoveInput& input, const char* field) {
+  const std::string f(field);
+  if (Status s = internal::ValidateShapeGeometry(input.shape, f + ".shape"); !s.ok()) return s;
+  if (Status s = internal::ValidateTransform(input.start, f + ".start"); !s.ok()) return s;
+  if (!WithinMagnitude(input.translation.x, kMaxMoveTranslation) ||
+      !WithinMagnitude(input.translation.y, kMaxMoveTranslation)) {
+    return OutOfRangeError(f + ".translation: beyond +-2^28 units");
+  }
+  if (input.skin < kMinMoveSkin || input.skin > kMaxMoveSkin) {
+    return OutOfRangeError(f + ".skin: must be in [2^-16, 1] units");
+  }
+  if (input.max_iterations < 1 || input.max_iterations > kMaxMoveIterations) {
+    return OutOfRangeError(f + ".max_iterations: must be in 1..16");
+  }
   return OkStatus();
 }
 

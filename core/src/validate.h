@@ -11,6 +11,10 @@
 
 namespace arbiter::internal {
 
+/// A shape's type and geometry (as AddBodies checks them): errors name
+/// field.<circle|capsule|segment|polygon>.
+Status ValidateShapeGeometry(const Shape& shape, const std::string& field);
+
 /// Position within +-kMaxWorldCoordinate (OUT_OF_RANGE), unit rotation
 /// (INVALID_ARGUMENT).
 Status ValidateTransform(const Transform& xf, const std::string& field);

@@ -221,6 +221,21 @@ std::vector<Rpc> EveryRpc() {
                     *r.mutable_ray() = client::MakeRay(0, 5, 5, 3);
                     return c.ValidateHit(r).status();
                   }});
+  rpcs.push_back({"ValidateMove", A::kRead, [](ArbiterClient& admin) { (void)admin.Step(OneTick("arena")); },
+                  [](ArbiterClient& c, ArbiterClient& admin) {
+                    v1::GetStateHashRequest h;
+                    h.set_world_id("arena");
+                    absl::StatusOr<v1::GetStateHashResponse> now = admin.GetStateHash(h);
+                    if (!now.ok()) return now.status();
+                    v1::ValidateMoveRequest r;
+                    r.set_world_id("arena");
+                    r.set_max_speed(int64_t{100} << 32);
+                    v1::MoveClaim* claim = r.add_claims();
+                    claim->set_body_id(2);
+                    claim->set_tick(now->tick() - 1);
+                    claim->add_positions();
+                    return c.ValidateMove(r).status();
+                  }});
   rpcs.push_back({"ReportHashes", A::kRead, nullptr, [](ArbiterClient& c, ArbiterClient& admin) {
                     v1::GetStateHashRequest h;
                     h.set_world_id("arena");
@@ -309,7 +324,7 @@ TEST_F(AuthTest, EveryRpc_WithEveryRole_AllowedOrRefused_AndRefusalsChangeNothin
   } callers[] = {{"no token", "", -1},         {"unknown token", "not-a-token", -1}, {"reader", kReader, 0},
                  {"arena writer", kWriter, 1}, {"admin", kAdmin, 2}};
   const std::vector<Rpc> rpcs = EveryRpc();
-  ASSERT_EQ(rpcs.size(), 19u);  // every RPC of arbiter.v1.Arbiter
+  ASSERT_EQ(rpcs.size(), 20u);  // every RPC of arbiter.v1.Arbiter
   for (const Caller& caller : callers) {
     std::unique_ptr<ArbiterClient> c = As(caller.token);
     for (const Rpc& rpc : rpcs) {

@@ -38,6 +38,11 @@
 
 namespace arbiter::client {
 
+/// The call metadata naming a call's world, set on every world-scoped call
+/// so that a fleet's proxy routes it to the world's owner (the server
+/// refuses a call whose metadata and world_id disagree).
+inline constexpr char kWorldMetadataKey[] = "x-arbiter-world";
+
 /// grpc::Status -> absl::Status, code for code (both use google.rpc codes).
 absl::Status FromGrpcStatus(const grpc::Status& status);
 
@@ -130,6 +135,9 @@ class ArbiterClient {
   absl::StatusOr<v1::GetSnapshotResponse> GetSnapshot(const v1::GetSnapshotRequest& request);
   absl::StatusOr<v1::RestoreResponse> Restore(const v1::RestoreRequest& request);
   absl::StatusOr<v1::ValidateHitResponse> ValidateHit(const v1::ValidateHitRequest& request);
+  /// Movement validation: a verdict per claimed path (see MoveVerdict in
+  /// arbiter.proto).
+  absl::StatusOr<v1::ValidateMoveResponse> ValidateMove(const v1::ValidateMoveRequest& request);
   absl::StatusOr<v1::ReportHashesResponse> ReportHashes(const v1::ReportHashesRequest& request);
   /// The bytes of a journal export file (the whole stream, concatenated);
   /// `progress` gets the bytes received and the whole size after each chunk.
@@ -137,8 +145,11 @@ class ArbiterClient {
                                             const ProgressFn& progress = nullptr);
   /// Opens a WatchEvents stream (events of every tick stepped from now on).
   std::unique_ptr<EventWatch> WatchEvents(const std::string& world_id);
-  /// Opens a QueryStream.
-  std::unique_ptr<RayStream> OpenQueryStream();
+  /// Opens a QueryStream. With `world_id`, the stream is routed for that
+  /// world (x-arbiter-world): through a fleet's proxy every request on it
+  /// must name that world. Without, requests may name any world of the
+  /// server it reaches (direct connections).
+  std::unique_ptr<RayStream> OpenQueryStream(const std::string& world_id = "");
   /// grpc.health.v1 Check: true when SERVING.
   absl::StatusOr<bool> CheckHealth(const std::string& service = "");
 

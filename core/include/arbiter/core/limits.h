@@ -54,6 +54,21 @@ constexpr Fixed kMaxGravity = Fixed::FromInt(int64_t{1} << 24);
 constexpr int32_t kMinTickHz = 1;
 constexpr int32_t kMaxTickHz = 10000;
 
+/// Most cast-and-slide iterations (and push-out rounds) of one
+/// World::MoveAndSlide.
+constexpr int32_t kMaxMoveIterations = 16;
+
+/// Largest skin of a move, in world units (1): the gap a mover keeps from
+/// what it meets. Larger gaps are not a skin but a different shape.
+constexpr Fixed kMaxMoveSkin = Fixed::FromInt(1);
+/// Smallest skin (2^-16 units): below it the rounding of a back-off can
+/// leave the mover touching what it met.
+constexpr Fixed kMinMoveSkin = Fixed::FromRaw(int64_t{1} << 16);
+/// Largest |component| of a move's translation (2^28 units): with pushes
+/// and slides the mover stays within 2^30 of the origin, so every
+/// difference with a world point stays below 2^31 (see above).
+constexpr Fixed kMaxMoveTranslation = Fixed::FromInt(int64_t{1} << 28);
+
 /// A rotation (c, s) is accepted when |c^2 + s^2 - 1| <= 2^-16; this is
 /// that tolerance as a Q64.64 raw value.
 constexpr int64_t kRotationToleranceQ64 = int64_t{1} << 48;

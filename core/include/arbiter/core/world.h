@@ -31,6 +31,7 @@
 #include "arbiter/core/collision.h"
 #include "arbiter/core/limits.h"
 #include "arbiter/core/math.h"
+#include "arbiter/core/mover.h"
 #include "arbiter/core/shapes.h"
 #include "arbiter/core/status.h"
 
@@ -240,6 +241,11 @@ class World {
   std::vector<CastHit> CastShapeAll(const Shape& shape, const Transform& transform, Vec2 translation,
                                     const QueryFilter& filter = {}) const;
 
+  /// Move-and-slide of input.shape from input.start by input.translation
+  /// (mover.h has the algorithm and the meaning of each result field).
+  /// `input` must pass ValidateMoveInput.
+  MoveResult MoveAndSlide(const MoveInput& input, const QueryFilter& filter = {}) const;
+
   /// Batch form of CastRayClosest: out[i] answers rays[i]; out.size() must
   /// equal rays.size().
   void CastRaysClosest(std::span<const RayCastInput> rays, const QueryFilter& filter,
@@ -305,5 +311,8 @@ bool IsUnitRotation(Rot q);
 Status ValidateRay(const RayCastInput& ray, const char* field);
 Status ValidatePoint(Vec2 point, const char* field);
 Status ValidateAabb(const Aabb& box, const char* field);
+/// The shape (as AddBodies checks shapes), start transform, translation,
+/// skin and iteration limit of a move: errors name `field`.<member>.
+Status ValidateMoveInput(const MoveInput& input, const char* field);
 
 }  // namespace arbiter
