@@ -70,6 +70,7 @@ const std::map<std::string_view, Summarizer>& Summarizers() {
       {"GetSnapshot", &Summarize<v1::GetSnapshotRequest>},
       {"Restore", &Summarize<v1::RestoreRequest>},
       {"ValidateHit", &Summarize<v1::ValidateHitRequest>},
+      {"ValidateMove", &Summarize<v1::ValidateMoveRequest>},
       {"ReportHashes", &Summarize<v1::ReportHashesRequest>},
       {"ExportJournal", &Summarize<v1::ExportJournalRequest>},
       {"QueryStream", &Summarize<v1::CastRaysRequest>},
