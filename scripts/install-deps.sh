@@ -12,12 +12,16 @@ default_packages=(
   libbox2d-dev libchipmunk-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libsqlite3-dev libclang-rt-14-dev openssl libssl-dev
+  libcpp-httplib-dev prometheus chromium
   nginx-light
 )
 if [ $# -gt 0 ]; then
   packages=("$@")
 else
   packages=("${default_packages[@]}")
+  # The viewer's browser test runs under node; a machine with its own node
+  # (e.g. NodeSource's) keeps it, a fresh one gets Debian's.
+  command -v node >/dev/null || packages+=(nodejs npm)
 fi
 name="$(basename "${INSTALL_NAME:-install-deps}")"
 

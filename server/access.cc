@@ -9,6 +9,17 @@
 namespace arbiter::server {
 namespace {
 
+// The token of an "authorization: Bearer <token>" value (scheme matched
+// without regard to case); nullopt for any other form.
+std::optional<std::string_view> BearerToken(std::string_view authorization) {
+  // Debian's Abseil has its own string_view, not std's.
+  absl::string_view value = absl::StripAsciiWhitespace(absl::string_view(authorization.data(), authorization.size()));
+  constexpr absl::string_view kScheme = "bearer ";
+  if (value.size() <= kScheme.size() || !absl::StartsWithIgnoreCase(value, kScheme)) return std::nullopt;
+  value = absl::StripLeadingAsciiWhitespace(value.substr(kScheme.size()));
+  return std::string_view(value.data(), value.size());
+}
+
 const char* AccessVerb(Access access) {
   switch (access) {
     case Access::kRead: return "read";
@@ -89,8 +100,17 @@ absl::Status AccessControl::Authorize(const TokenGrant* grant, Access access, st
   return absl::OkStatus();
 }
 
+std::string AccessControl::CallerLabel(std::optional<std::string_view> authorization, std::string_view peer) const {
+  if (tokens_ == nullptr) return "connection " + std::string(peer);
+  if (!authorization) return "no token";
+  std::optional<std::string_view> token = BearerToken(*authorization);
+  std::shared_ptr<const TokenGrant> grant = token ? tokens_->Find(*token) : nullptr;
+  return grant == nullptr ? "unknown token" : "token '" + grant->label + "'";
+}
+
 absl::Status AccessControl::TakeRequest(const std::string& key, const std::string& who) {
   if (limiter_.TryTakeRequest(key)) return absl::OkStatus();
+  rate_limited_.fetch_add(1, std::memory_order_relaxed);
   const RateLimits& l = limiter_.limits();
   return absl::ResourceExhaustedError(absl::StrCat("rate limit: ", who, " made more than ", l.requests_per_second,
                                                    " requests/s (burst ", limiter_.burst(),
@@ -122,14 +142,9 @@ absl::StatusOr<Permit> AccessControl::Admit(std::optional<std::string_view> auth
     if (!authorization) {
       return absl::UnauthenticatedError("authorization: missing; send metadata \"authorization: Bearer <token>\"");
     }
-    // Debian's Abseil has its own string_view, not std's.
-    absl::string_view value = absl::StripAsciiWhitespace(absl::string_view(authorization->data(), authorization->size()));
-    constexpr absl::string_view kScheme = "bearer ";
-    if (value.size() <= kScheme.size() || !absl::StartsWithIgnoreCase(value, kScheme)) {
-      return absl::UnauthenticatedError("authorization: expected \"Bearer <token>\"");
-    }
-    value = absl::StripLeadingAsciiWhitespace(value.substr(kScheme.size()));
-    state->grant = tokens_->Find(std::string_view(value.data(), value.size()));
+    std::optional<std::string_view> token = BearerToken(*authorization);
+    if (!token) return absl::UnauthenticatedError("authorization: expected \"Bearer <token>\"");
+    state->grant = tokens_->Find(*token);
     if (state->grant == nullptr) return absl::UnauthenticatedError("authorization: unknown token");
     if (absl::Status s = Authorize(state->grant.get(), access, world_id); !s.ok()) return s;
     state->key = "token:" + state->grant->hash_hex;
@@ -137,6 +152,7 @@ absl::StatusOr<Permit> AccessControl::Admit(std::optional<std::string_view> auth
   }
   if (absl::Status s = TakeRequest(state->key, state->who); !s.ok()) return s;
   if (!limiter_.TryEnterCall(state->key)) {
+    in_flight_rejected_.fetch_add(1, std::memory_order_relaxed);
     return absl::ResourceExhaustedError("concurrency limit: " + state->who + " already has " +
                                         std::to_string(limiter_.limits().max_calls_in_flight) +
                                         " calls in flight (server flag --max_calls_in_flight)");

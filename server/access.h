@@ -20,7 +20,9 @@
 // pool task, the stream's reactor) so the slot is held while the call runs.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -88,6 +90,16 @@ class AccessControl {
   /// further messages of open QueryStreams, see the new tokens.
   absl::StatusOr<size_t> ReloadTokens();
 
+  /// Who is calling, for request logs: the token's label ("token 'x'"),
+  /// "unknown token" / "no token", or under open access the connection.
+  /// Never the token itself.
+  std::string CallerLabel(std::optional<std::string_view> authorization, std::string_view peer) const;
+
+  /// Calls refused by the rate limit and by the calls-in-flight limit
+  /// since start (for /metrics).
+  uint64_t rate_limited() const { return rate_limited_.load(std::memory_order_relaxed); }
+  uint64_t in_flight_rejected() const { return in_flight_rejected_.load(std::memory_order_relaxed); }
+
   bool open_access() const { return tokens_ == nullptr; }
   size_t token_count() const { return tokens_ == nullptr ? 0 : tokens_->size(); }
   const RateLimits& limits() const { return limiter_.limits(); }
@@ -100,6 +112,8 @@ class AccessControl {
 
   std::unique_ptr<TokenStore> tokens_;
   RateLimiter limiter_;
+  std::atomic<uint64_t> rate_limited_{0};
+  std::atomic<uint64_t> in_flight_rejected_{0};
 };
 
 }  // namespace arbiter::server

@@ -2,10 +2,12 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
 #include <filesystem>
 #include <map>
 
 #include "data_dir_lock.h"
+#include "server_log.h"
 
 namespace arbiter::server {
 namespace {
@@ -243,16 +245,24 @@ absl::Status Journal::Append(int64_t key, const std::vector<const v1::JournalRec
 }
 
 absl::Status Journal::InsertAndCommit(int64_t key, const std::vector<const v1::JournalRecord*>& records) {
+  const auto started = std::chrono::steady_clock::now();
+  uint64_t bytes = 0;
+  absl::Status s;
   for (const v1::JournalRecord* r : records) {
-    if (absl::Status s = Insert(key, *r); !s.ok()) {
-      Rollback();
-      return s;
-    }
+    bytes += r->ByteSizeLong();
+    if (s = Insert(key, *r); !s.ok()) break;
   }
-  if (absl::Status s = Commit(); !s.ok()) {
+  if (s.ok()) s = Commit();
+  if (!s.ok()) {
     Rollback();
+    counters_.failures.fetch_add(1, std::memory_order_relaxed);
+    // Always logged: the caller's error may reach no operator.
+    LogEvent("journal write failed (world key " + std::to_string(key) + "): " + s.ToString());
     return s;
   }
+  counters_.bytes_written.fetch_add(bytes, std::memory_order_relaxed);
+  counters_.commit.Observe(static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started).count()));
   return absl::OkStatus();
 }
 

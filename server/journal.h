@@ -33,6 +33,7 @@
 #include "absl/status/statusor.h"
 #include "arbiter/v1/journal.pb.h"
 #include "journal_store.h"
+#include "metrics.h"
 
 struct sqlite3;
 struct sqlite3_stmt;
@@ -92,6 +93,8 @@ class Journal final : public JournalStore {
     int64_t file_bytes = 0;  ///< the database file (freed pages are reused, not returned)
   };
   absl::StatusOr<Usage> MeasureUsage();
+  /// Commit latency, bytes written and failures since open (for /metrics).
+  const JournalCounters& counters() const { return counters_; }
   /// Appends records of one world in one transaction (a step and the
   /// checkpoint after it commit together).
   absl::Status Append(int64_t key, const std::vector<const v1::JournalRecord*>& records) override;
@@ -123,6 +126,7 @@ class Journal final : public JournalStore {
   absl::Status ReadHead(int64_t key, v1::JournalRecord* header, int64_t* last_tick);
   /// Runs `sql` with ?1 = key and ?2 = seq (when given); the rows changed.
   absl::StatusOr<int64_t> Change(const char* sql, int64_t key, int64_t seq = 0);
+  JournalCounters counters_;
   absl::StatusOr<int64_t> QueryInt(const char* sql);
 
   // Held while the store is open: one server per data directory.

@@ -53,6 +53,11 @@ ABSL_FLAG(std::string, token_file, "",
           "SIGHUP; empty: open access (loopback only, unless --allow_insecure_open_access)");
 ABSL_FLAG(bool, allow_insecure_open_access, false,
           "allow serving a non-loopback --listen address without a --token_file (anyone may change any world)");
+ABSL_FLAG(std::string, http_listen, "",
+          "host:port of the read-only HTTP listener: the live viewer page and GET /metrics (Prometheus); same "
+          "exposure rules, tokens and --tls_* flags as --listen; empty: off");
+ABSL_FLAG(bool, log_requests, false,
+          "write one JSON line per gRPC call to stderr (time, method, world, caller, code, latency_us, items)");
 ABSL_FLAG(std::string, tls_cert, "", "PEM certificate chain: serve TLS (with --tls_key); empty: plaintext");
 ABSL_FLAG(std::string, tls_key, "", "PEM private key of --tls_cert");
 ABSL_FLAG(std::string, tls_client_ca, "",
@@ -146,6 +151,8 @@ int main(int argc, char** argv) {
   options.access.limits.burst = absl::GetFlag(FLAGS_rate_limit_burst);
   options.access.limits.max_calls_in_flight = absl::GetFlag(FLAGS_max_calls_in_flight);
   options.allow_insecure_open_access = absl::GetFlag(FLAGS_allow_insecure_open_access);
+  options.http_listen = absl::GetFlag(FLAGS_http_listen);
+  options.log_requests = absl::GetFlag(FLAGS_log_requests);
   options.tls.cert_file = absl::GetFlag(FLAGS_tls_cert);
   options.tls.key_file = absl::GetFlag(FLAGS_tls_key);
   options.tls.client_ca_file = absl::GetFlag(FLAGS_tls_client_ca);
@@ -169,6 +176,12 @@ int main(int argc, char** argv) {
   // Tests and scripts read this line to learn the port.
   std::printf("arbiter-server listening on %s:%d (worlds: %s)\n", host.c_str(), (*server)->port(),
               (*server)->preloaded().empty() ? "none" : absl::StrJoin((*server)->preloaded(), ", ").c_str());
+  if ((*server)->http_port() != 0) {
+    const std::string http = options.http_listen.substr(0, options.http_listen.rfind(':'));
+    // Tests read this line to learn the HTTP port.
+    std::printf("arbiter-server http on %s://%s:%d (viewer /, metrics /metrics)\n",
+                options.tls.cert_file.empty() ? "http" : "https", http.c_str(), (*server)->http_port());
+  }
   std::fflush(stdout);
 
   const std::chrono::milliseconds grace(absl::GetFlag(FLAGS_shutdown_grace_ms));

@@ -5,6 +5,7 @@
 #include "operations.h"
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <span>
@@ -19,6 +20,16 @@
 #include "status_convert.h"
 
 namespace arbiter::server {
+namespace {
+
+// The step's ticks and wall-clock duration, for /metrics only.
+void CountStep(WorldCounters& counters, uint32_t ticks, std::chrono::steady_clock::time_point started) {
+  const auto micros = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started);
+  counters.ticks.fetch_add(ticks, std::memory_order_relaxed);
+  counters.step.Observe(static_cast<uint64_t>(micros.count()));
+}
+
+}  // namespace
 
 absl::Status Operations::Step(const v1::StepRequest& request, v1::StepResponse* reply, const CancelFn& cancelled) {
   const uint32_t ticks = request.ticks();
@@ -56,6 +67,7 @@ absl::Status Operations::Step(const v1::StepRequest& request, v1::StepResponse* 
   WorldEntry& world_entry = **entry;
   return world_entry.WriteLive([&](World& world) -> absl::Status {
     if (absl::Status s = CheckExpectedTick(request, world_entry, world); !s.ok()) return s;
+    const auto started = std::chrono::steady_clock::now();
     for (size_t i = 0; i < command_count; ++i) {
       const std::string field = Indexed("commands", i) + ".update";
       if (absl::Status s = CheckUpdateAgainstWorld(world, updates[i], field); !s.ok()) return s;
@@ -144,6 +156,7 @@ absl::Status Operations::Step(const v1::StepRequest& request, v1::StepResponse* 
       }
     }
     if (watched) world_entry.events().Publish(published);
+    CountStep(world_entry.counters(), ticks, started);
     return absl::OkStatus();
   });
 }

@@ -11,6 +11,8 @@
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/health_check_service_interface.h>
 
+#include "request_observer.h"
+
 namespace arbiter::server {
 namespace {
 
@@ -48,6 +50,39 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> MakeCredentials(const T
   return grpc::SslServerCredentials(ssl);
 }
 
+// The exposure rule both listeners follow: open access (no token file) only
+// on loopback unless allowed; warnings for open access and plaintext.
+absl::Status CheckExposure(const std::string& listen, const char* flag, const ServerOptions& options,
+                           std::vector<std::string>* warnings) {
+  const bool loopback = IsLoopbackListen(listen);
+  if (options.access.token_file.empty()) {
+    if (!loopback && !options.allow_insecure_open_access) {
+      return absl::FailedPreconditionError(
+          std::string(flag) + ": '" + listen +
+          "' is not a loopback address and there is no --token_file, so anyone who can reach it could change "
+          "every world; give a --token_file, or pass --allow_insecure_open_access to accept that");
+    }
+    warnings->push_back("OPEN ACCESS: no --token_file, so every client that can reach " + listen +
+                        (std::string(flag) == "listen" ? " may create, change and delete every world"
+                                                       : " may see every world and the server's metrics"));
+  }
+  if (!loopback && options.tls.cert_file.empty()) {
+    warnings->push_back("PLAINTEXT: " + listen +
+                        " is not loopback and there is no --tls_cert, so tokens and world data cross the "
+                        "network unencrypted");
+  }
+  return absl::OkStatus();
+}
+
+// The short names of arbiter.v1.Arbiter's methods, from its descriptor.
+std::vector<std::string> ServiceMethods() {
+  std::vector<std::string> names;
+  const google::protobuf::ServiceDescriptor* service =
+      v1::CastRaysRequest::descriptor()->file()->FindServiceByName("Arbiter");
+  for (int i = 0; service != nullptr && i < service->method_count(); ++i) names.push_back(service->method(i)->name());
+  return names;
+}
+
 }  // namespace
 
 bool IsLoopbackListen(const std::string& listen) {
@@ -62,21 +97,11 @@ bool IsLoopbackListen(const std::string& listen) {
 
 absl::StatusOr<std::unique_ptr<ArbiterServer>> ArbiterServer::Start(const ServerOptions& options) {
   std::unique_ptr<ArbiterServer> s(new ArbiterServer());
-  const bool loopback = IsLoopbackListen(options.listen);
-  if (options.access.token_file.empty()) {
-    if (!loopback && !options.allow_insecure_open_access) {
-      return absl::FailedPreconditionError(
-          "listen: '" + options.listen +
-          "' is not a loopback address and there is no --token_file, so anyone who can reach it could change "
-          "every world; give a --token_file, or pass --allow_insecure_open_access to accept that");
+  if (absl::Status e = CheckExposure(options.listen, "listen", options, &s->warnings_); !e.ok()) return e;
+  if (!options.http_listen.empty()) {
+    if (absl::Status e = CheckExposure(options.http_listen, "--http_listen", options, &s->warnings_); !e.ok()) {
+      return e;
     }
-    s->warnings_.push_back("OPEN ACCESS: no --token_file, so every client that can reach " + options.listen +
-                           " may create, change and delete every world");
-  }
-  if (!loopback && options.tls.cert_file.empty()) {
-    s->warnings_.push_back("PLAINTEXT: " + options.listen +
-                           " is not loopback and there is no --tls_cert, so tokens and world data cross the "
-                           "network unencrypted");
   }
   absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials = MakeCredentials(options.tls);
   if (!credentials.ok()) return credentials.status();
@@ -119,6 +144,11 @@ absl::StatusOr<std::unique_ptr<ArbiterServer>> ArbiterServer::Start(const Server
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
+  s->rpc_metrics_ = std::make_unique<RpcMetrics>(ServiceMethods());
+  std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> observers;
+  observers.push_back(
+      std::make_unique<RequestObserver>(s->rpc_metrics_.get(), s->access_.get(), &s->hits_, options.log_requests));
+  builder.experimental().SetInterceptorCreators(std::move(observers));
   builder.AddListeningPort(options.listen, *credentials, &s->port_);
   // gRPC turns SO_REUSEPORT on by default, which lets a second server bind
   // the same port and take half the calls; a taken port must fail instead.
@@ -133,6 +163,7 @@ absl::StatusOr<std::unique_ptr<ArbiterServer>> ArbiterServer::Start(const Server
                                   "' (is another process using the port?" +
                                   (options.tls.cert_file.empty() ? ")" : " Or the TLS certificate and key do not match)"));
   }
+  if (absl::Status h = s->StartHttp(options); !h.ok()) return h;
   if (s->recovery_ == nullptr) {
     std::promise<absl::Status> nothing_to_recover;
     nothing_to_recover.set_value(absl::OkStatus());
@@ -146,6 +177,19 @@ absl::StatusOr<std::unique_ptr<ArbiterServer>> ArbiterServer::Start(const Server
   s->recovery_done_ = recover.get_future().share();
   s->recovery_thread_ = std::thread(std::move(recover));
   return s;
+}
+
+absl::Status ArbiterServer::StartHttp(const ServerOptions& options) {
+  if (options.http_listen.empty()) return absl::OkStatus();
+  HttpSources sources;
+  sources.registry = registry_.get();
+  sources.access = access_.get();
+  sources.hits = &hits_;
+  sources.metrics = {rpc_metrics_.get(), registry_.get(), journal_.get(), access_.get(), pool_.get()};
+  absl::StatusOr<std::unique_ptr<HttpListener>> http = HttpListener::Start(options.http_listen, options.tls, sources);
+  if (!http.ok()) return http.status();
+  http_ = std::move(*http);
+  return absl::OkStatus();
 }
 
 void ArbiterServer::SetServing(bool serving) {
@@ -185,6 +229,8 @@ void ArbiterServer::Shutdown(std::chrono::milliseconds grace) {
   std::call_once(shutdown_once_, [&] {
     if (server_ == nullptr) return;
     if (grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService()) health->Shutdown();
+    // The viewer's streams end first; nothing on HTTP changes a world.
+    if (http_ != nullptr) http_->Stop();
     // A recovery still running stops at its next record.
     stop_recovery_.store(true);
     if (recovery_thread_.joinable()) recovery_thread_.join();

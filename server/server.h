@@ -20,6 +20,8 @@
 
 #include "absl/status/statusor.h"
 #include "access.h"
+#include "http_listener.h"
+#include "tls_options.h"
 #include "arbiter_service.h"
 #include "journal.h"
 #include "journal_recovery.h"
@@ -29,15 +31,6 @@
 #include "world_registry.h"
 
 namespace arbiter::server {
-
-/// TLS through gRPC's SSL credentials; files in PEM.
-struct TlsOptions {
-  std::string cert_file;  ///< the server's certificate chain; empty: plaintext
-  std::string key_file;   ///< its private key
-  /// When set, clients must present a certificate signed by one of these
-  /// CAs, or the handshake fails.
-  std::string client_ca_file;
-};
 
 struct ServerOptions {
   /// host:port to listen on; port 0 picks a free port (see ArbiterServer::port).
@@ -66,8 +59,13 @@ struct ServerOptions {
   AccessOptions access;
   TlsOptions tls;
   /// Without a token file the server refuses to listen on anything but
-  /// loopback unless this is set.
+  /// loopback unless this is set (both listeners).
   bool allow_insecure_open_access = false;
+  /// host:port of the read-only HTTP listener (viewer, /metrics;
+  /// http_listener.h); empty: none. Port 0 picks a free port.
+  std::string http_listen;
+  /// One JSON line per gRPC call on stderr (request_observer.h).
+  bool log_requests = false;
 };
 
 /// True for 127.0.0.0/8, ::1 and localhost (the host part of host:port).
@@ -93,6 +91,8 @@ class ArbiterServer {
 
   /// The port actually bound.
   int port() const { return port_; }
+  /// The HTTP listener's port; 0 without --http_listen.
+  int http_port() const { return http_ == nullptr ? 0 : http_->port(); }
   /// Worlds preloaded at start, in the order given.
   const std::vector<std::string>& preloaded() const { return preloaded_; }
   /// Worlds recovered from the journal at start, by journal key; complete
@@ -128,17 +128,23 @@ class ArbiterServer {
   absl::Status Recover();
   /// Health of the overall server ("") and of arbiter.v1.Arbiter.
   void SetServing(bool serving);
+  /// Starts the HTTP listener when options ask for one.
+  absl::Status StartHttp(const ServerOptions& options);
 
   std::unique_ptr<Journal> journal_;
   // Open unless a journal is being recovered; read by the service.
   RecoveryGate gate_;
   // Declared first so that it outlives every call holding a Permit.
   std::unique_ptr<AccessControl> access_;
+  // Before server_: the request observer gRPC owns writes to these.
+  std::unique_ptr<RpcMetrics> rpc_metrics_;
+  HitFeed hits_;
   std::unique_ptr<WorldRegistry> registry_;
   std::unique_ptr<Operations> operations_;
   std::unique_ptr<WorkerPool> pool_;
   std::unique_ptr<ArbiterService> service_;
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<HttpListener> http_;
   std::unique_ptr<JournalRecovery> recovery_;
   std::atomic<bool> stop_recovery_{false};
   std::shared_future<absl::Status> recovery_done_;

@@ -12,6 +12,11 @@ WorkerPool::WorkerPool(int threads) {
 
 WorkerPool::~WorkerPool() { Stop(); }
 
+size_t WorkerPool::queue_depth() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return tasks_.size();
+}
+
 bool WorkerPool::Submit(std::function<void()> task) {
   {
     std::lock_guard<std::mutex> lock(mu_);

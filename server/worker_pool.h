@@ -29,6 +29,8 @@ class WorkerPool {
   void Stop();
 
   int size() const { return static_cast<int>(threads_.size()); }
+  /// Tasks queued and not yet started (for /metrics; takes the queue's lock).
+  size_t queue_depth();
 
  private:
   void Run();

@@ -1,5 +1,7 @@
 #include "world_registry.h"
 
+#include "server_log.h"
+
 namespace arbiter::server {
 
 absl::Status ValidateWorldId(std::string_view id, std::string_view field) {
@@ -28,6 +30,8 @@ absl::Status WorldEntry::Availability() const {
 }
 
 void WorldEntry::TakeOffline(const std::string& why) {
+  // Always logged: the operator must learn why a world stopped serving.
+  LogEvent("world '" + id_ + "' is OFFLINE until a restart recovers it: " + why);
   offline_reason_ = why;
   state_.store(State::kOffline);
   events_.Close(Availability());

@@ -28,6 +28,7 @@
 #include "arbiter/core/history.h"
 #include "arbiter/core/world.h"
 #include "event_broadcaster.h"
+#include "metrics.h"
 #include "rw_lock.h"
 
 namespace arbiter::server {
@@ -161,6 +162,8 @@ class WorldEntry {
   const TickHashes& hashes() const { return hashes_; }
   JournalCursor& journal() { return journal_; }
   const JournalCursor& journal() const { return journal_; }
+  /// Step counters for /metrics: atomics, updated and read without the lock.
+  WorldCounters& counters() const { return counters_; }
   /// The oldest tick a query may name.
   int64_t oldest_tick(const World& world) const { return history_.empty() ? world.tick() : history_.oldest_tick(); }
 
@@ -182,6 +185,7 @@ class WorldEntry {
   WorldHistory history_;
   TickHashes hashes_;
   JournalCursor journal_;
+  mutable WorldCounters counters_;
 };
 
 struct RegistryLimits {

@@ -70,6 +70,13 @@ class ServerProcess {
 
   int port() const { return port_; }
   std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+  /// The next line of stdout after the first ("" at its end), e.g. the
+  /// "arbiter-server http on http://HOST:PORT ..." line of --http_listen.
+  std::string NextStdoutLine() {
+    char line[512];
+    if (stdout_ == nullptr || std::fgets(line, sizeof(line), stdout_) == nullptr) return "";
+    return line;
+  }
   const std::string& first_line() const { return first_line_; }
   void Signal(int sig) const { kill(pid_, sig); }
   /// Waits for the process; its wait status.
