@@ -341,8 +341,10 @@ absl::StatusOr<v1::PastTick> MakePastTick(int64_t tick, double fraction) {
   if (tick < 0) return absl::InvalidArgumentError("at.tick: " + std::to_string(tick) + " is negative");
   // Checked after the exact conversion: a fraction just below 1 that
   // rounds to 1.0 in Q32.32 is refused too (the wire takes [0, 1)).
-  const bool in_range = Fixed::IsRepresentable(fraction) && Fixed::FromDouble(fraction) >= kFixedZero &&
-                        Fixed::FromDouble(fraction) < kFixedOne;
+  // Negative input is refused even when it would round to 0 (a caller's
+  // sign error, not a moment).
+  const bool in_range =
+      Fixed::IsRepresentable(fraction) && !(fraction < 0) && Fixed::FromDouble(fraction) < kFixedOne;
   if (!in_range) {
     char text[64];
     std::snprintf(text, sizeof(text), "%.17g", fraction);

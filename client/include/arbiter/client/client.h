@@ -205,8 +205,9 @@ int64_t ToRaw(double v);
 double ToDouble(int64_t raw);
 /// A past moment for a query's `at`: `tick`, plus `fraction` of the way to
 /// tick + 1 (in [0, 1), converted exactly by Fixed::FromDouble).
-/// INVALID_ARGUMENT naming the field for a negative tick or a fraction
-/// outside [0, 1) (including one that rounds to 1 in Q32.32).
+/// INVALID_ARGUMENT naming the field for a negative tick, a negative or
+/// non-finite fraction, or one that is not below 1 after rounding to Q32.32
+/// (the largest double below 1 rounds to 1).
 absl::StatusOr<v1::PastTick> MakePastTick(int64_t tick, double fraction = 0);
 v1::Vec2 MakeVec2(double x, double y);
 /// The rotation by `radians`, from the core's deterministic sine and cosine.
