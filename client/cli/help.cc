@@ -30,13 +30,14 @@ std::string UsageLine(const CommandSpec& spec) {
   return line;
 }
 
-void PrintGeneralHelp() {
-  std::printf("usage: arbiter <command> [args] [flags]\n"
-              "Talks to an arbiter-server (a deterministic 2D collision service).\n\ncommands:\n");
-  for (const CommandSpec& c : Commands()) std::printf("  %-14s %s\n", c.name, c.summary);
-  std::printf("\n`arbiter help COMMAND` or `arbiter COMMAND --help` shows a command's arguments.\n%s%s"
-              "exit codes: 0 success, 1 an error (from the server, or a local file), 2 bad usage\n",
-              kCommonFlags, ConnectionUsage());
+void PrintGeneralHelp(std::FILE* out) {
+  std::fprintf(out, "usage: arbiter <command> [args] [flags]\n"
+                    "Talks to an arbiter-server (a deterministic 2D collision service).\n\ncommands:\n");
+  for (const CommandSpec& c : Commands()) std::fprintf(out, "  %-14s %s\n", c.name, c.summary);
+  std::fprintf(out, "\n`arbiter help COMMAND` or `arbiter COMMAND --help` shows a command's arguments.\n%s%s"
+                    "exit codes: 0 success, 1 an error (from the server, or a local file), 2 bad usage,\n"
+                    "            3 hashes diverged (report-hashes)\n",
+               kCommonFlags, ConnectionUsage());
 }
 
 void PrintCommandHelp(const CommandSpec& spec) {

@@ -2,12 +2,15 @@
 // `--version`, and what an unknown command or flag gets: the closest name.
 #pragma once
 
+#include <cstdio>
+
 #include "command.h"
 
 namespace arbiter::cli {
 
-/// The command list and the common flags, on stdout.
-void PrintGeneralHelp();
+/// The command list and the common flags, on `out` (stderr when it
+/// answers a mistake, so that stdout stays empty).
+void PrintGeneralHelp(std::FILE* out = stdout);
 /// One command's usage, details and flags, on stdout.
 void PrintCommandHelp(const CommandSpec& spec);
 /// "usage: arbiter NAME SYNOPSIS" (no newline).

@@ -22,7 +22,7 @@ bool WantsHelp(int argc, char** argv) {
 int main(int argc, char** argv) {
   using namespace arbiter::cli;
   if (argc < 2) {
-    PrintGeneralHelp();
+    PrintGeneralHelp(stderr);
     return 2;
   }
   const std::string first = argv[1];
