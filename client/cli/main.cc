@@ -1,42 +1,46 @@
-// The `arbiter` command-line tool: `demo` runs the core in-process; every
-// other command talks to an arbiter-server (see commands.h).
+// The `arbiter` command-line tool: `demo`, `bench` and `replay` run in
+// this process; every other command talks to an arbiter-server. The
+// commands, their help and flags are one table (command_table.cc).
 #include <cstdio>
-#include <cstring>
+#include <string>
 
-#include "bench.h"
-#include "commands.h"
-#include "connection.h"
-#include "demo.h"
-#include "render_command.h"
-#include "replay_command.h"
+#include "command.h"
+#include "help.h"
 
 namespace {
 
-void PrintUsage() {
-  std::fprintf(stderr,
-               "usage: arbiter <command> [args] [flags]\n"
-               "commands:\n"
-               "  demo                            run a few core queries in-process and print the answers\n"
-               "  bench [--seconds S] [--concurrency 1,8,64] [--batch N] [--window W] [--scene F --queries F]\n"
-               "                                  load generator: empty RPC, unary and batched rays, stream\n"
-               "  replay verify FILE [--json]     re-run a journal export offline; exit 1 if any tick or answer differs\n"
-               "%s%s%s",
-               arbiter::cli::RenderUsage(), arbiter::cli::ServerCommandsUsage(), arbiter::cli::ConnectionUsage());
+bool WantsHelp(int argc, char** argv) {
+  for (int i = 2; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--help" || a == "-h") return true;
+  }
+  return false;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2 || std::strcmp(argv[1], "help") == 0 || std::strcmp(argv[1], "--help") == 0) {
-    PrintUsage();
-    return argc < 2 ? 2 : 0;
+  using namespace arbiter::cli;
+  if (argc < 2) {
+    PrintGeneralHelp(stderr);
+    return 2;
   }
-  if (std::strcmp(argv[1], "demo") == 0) return arbiter::cli::RunDemo();
-  if (std::strcmp(argv[1], "bench") == 0) return arbiter::cli::RunBench(argc, argv);
-  if (std::strcmp(argv[1], "replay") == 0) return arbiter::cli::RunReplay(argc, argv);
-  if (std::strcmp(argv[1], "render") == 0) return arbiter::cli::RunRender(argc, argv);
-  if (arbiter::cli::IsServerCommand(argv[1])) return arbiter::cli::RunServerCommand(argc, argv);
-  std::fprintf(stderr, "arbiter: unknown command '%s'\n", argv[1]);
-  PrintUsage();
-  return 2;
+  const std::string first = argv[1];
+  if (first == "help") return RunHelp(argc, argv);
+  if (first == "--help" || first == "-h") {
+    PrintGeneralHelp();
+    return 0;
+  }
+  if (first == "--version" || first == "version") {
+    std::printf("%s\n", VersionText());
+    return 0;
+  }
+  const CommandSpec* spec = FindCommand(first);
+  if (spec == nullptr) return UnknownCommand(first);
+  if (WantsHelp(argc, argv)) {
+    PrintCommandHelp(*spec);
+    return 0;
+  }
+  if (spec->run_local != nullptr) return spec->run_local(argc, argv);
+  return RunServerCommand(*spec, argc, argv);
 }

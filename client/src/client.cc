@@ -1,6 +1,7 @@
 #include "arbiter/client/client.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -269,26 +270,106 @@ absl::StatusOr<v1::StepResponse> ArbiterClient::StepOnce(const v1::StepRequest& 
 }
 
 absl::StatusOr<std::optional<CastHit>> ArbiterClient::CastRayClosest(const std::string& world_id,
-                                                                    const RayCastInput& ray) {
+                                                                    const RayCastInput& ray,
+                                                                    const std::optional<v1::PastTick>& at) {
+  v1::Ray r;
+  wire::ToProto(ray.origin, r.mutable_origin());
+  wire::ToProto(ray.translation, r.mutable_translation());
+  r.set_max_fraction(ray.max_fraction.raw());
+  absl::StatusOr<v1::CastResult> result = CastRay(world_id, r, v1::CAST_MODE_CLOSEST, at);
+  if (!result.ok()) return result.status();
+  if (result->hits_size() == 0) return std::optional<CastHit>();
+  return std::optional<CastHit>(wire::FromProto(result->hits(0)));
+}
+
+namespace {
+
+// The one result of a batch of one; INTERNAL if the server broke that.
+template <class Result, class Reply>
+absl::StatusOr<Result> OnlyResult(absl::StatusOr<Reply> reply, const char* rpc) {
+  if (!reply.ok()) return reply.status();
+  if (reply->results_size() != 1) return absl::InternalError(std::string(rpc) + ": expected one result");
+  return reply->results(0);
+}
+
+}  // namespace
+
+absl::StatusOr<v1::CastResult> ArbiterClient::CastRay(const std::string& world_id, const v1::Ray& ray,
+                                                      v1::CastMode mode, const std::optional<v1::PastTick>& at) {
   v1::CastRaysRequest request;
   request.set_world_id(world_id);
-  request.set_mode(v1::CAST_MODE_CLOSEST);
-  v1::Ray* r = request.add_rays();
-  wire::ToProto(ray.origin, r->mutable_origin());
-  wire::ToProto(ray.translation, r->mutable_translation());
-  r->set_max_fraction(ray.max_fraction.raw());
-  absl::StatusOr<v1::CastRaysResponse> reply = CastRays(request);
-  if (!reply.ok()) return reply.status();
-  if (reply->results_size() != 1) return absl::InternalError("CastRays: expected one result");
-  const v1::CastResult& result = reply->results(0);
-  if (result.hits_size() == 0) return std::optional<CastHit>();
-  return std::optional<CastHit>(wire::FromProto(result.hits(0)));
+  request.set_mode(mode);
+  *request.add_rays() = ray;
+  if (at) *request.mutable_at() = *at;
+  return OnlyResult<v1::CastResult>(CastRays(request), "CastRays");
+}
+
+absl::StatusOr<v1::OverlapResult> ArbiterClient::OverlapOne(const std::string& world_id,
+                                                            const v1::OverlapQuery& query,
+                                                            const std::optional<v1::PastTick>& at) {
+  v1::OverlapRequest request;
+  request.set_world_id(world_id);
+  *request.add_queries() = query;
+  if (at) *request.mutable_at() = *at;
+  return OnlyResult<v1::OverlapResult>(Overlap(request), "Overlap");
+}
+
+absl::StatusOr<v1::CastResult> ArbiterClient::CastShape(const std::string& world_id, const v1::ShapeCast& cast,
+                                                        v1::CastMode mode, const std::optional<v1::PastTick>& at) {
+  v1::CastShapesRequest request;
+  request.set_world_id(world_id);
+  request.set_mode(mode);
+  *request.add_casts() = cast;
+  if (at) *request.mutable_at() = *at;
+  return OnlyResult<v1::CastResult>(CastShapes(request), "CastShapes");
+}
+
+absl::StatusOr<v1::ValidateHitResponse> ArbiterClient::ValidateHit(const std::string& world_id,
+                                                                   uint64_t shooter_body_id, uint64_t target_body_id,
+                                                                   const v1::Ray& ray,
+                                                                   const std::optional<v1::PastTick>& at) {
+  v1::ValidateHitRequest request;
+  request.set_world_id(world_id);
+  request.set_shooter_body_id(shooter_body_id);
+  request.set_target_body_id(target_body_id);
+  *request.mutable_ray() = ray;
+  if (at) *request.mutable_at() = *at;
+  return ValidateHit(request);
+}
+
+absl::StatusOr<v1::ReportHashesResponse> ArbiterClient::ReportHashes(const std::string& world_id, int64_t first_tick,
+                                                                     std::span<const uint64_t> state_hashes) {
+  v1::ReportHashesRequest request;
+  request.set_world_id(world_id);
+  request.set_first_tick(first_tick);
+  request.mutable_state_hashes()->Add(state_hashes.begin(), state_hashes.end());
+  return ReportHashes(request);
 }
 
 // ---- Helpers ------------------------------------------------------------------------------
 
 int64_t ToRaw(double v) { return Fixed::FromDouble(v).raw(); }
 double ToDouble(int64_t raw) { return Fixed::FromRaw(raw).ToDouble(); }
+
+absl::StatusOr<v1::PastTick> MakePastTick(int64_t tick, double fraction) {
+  if (tick < 0) return absl::InvalidArgumentError("at.tick: " + std::to_string(tick) + " is negative");
+  // Checked after the exact conversion: a fraction just below 1 that
+  // rounds to 1.0 in Q32.32 is refused too (the wire takes [0, 1)).
+  // Negative input is refused even when it would round to 0 (a caller's
+  // sign error, not a moment).
+  const bool in_range =
+      Fixed::IsRepresentable(fraction) && !(fraction < 0) && Fixed::FromDouble(fraction) < kFixedOne;
+  if (!in_range) {
+    char text[64];
+    std::snprintf(text, sizeof(text), "%.17g", fraction);
+    return absl::InvalidArgumentError(std::string("at.fraction: ") + text +
+                                      " is outside [0, 1) (after rounding to Q32.32)");
+  }
+  v1::PastTick at;
+  at.set_tick(tick);
+  at.set_fraction(Fixed::FromDouble(fraction).raw());
+  return at;
+}
 
 v1::Vec2 MakeVec2(double x, double y) {
   v1::Vec2 v;

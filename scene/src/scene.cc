@@ -727,6 +727,36 @@ Status LoadSceneFile(const std::string& path, Scene* out) {
   return WithFile(path, ParseScene(text, out));
 }
 
+Status ParseBodyList(std::string_view json, std::vector<BodyDef>* out) {
+  // A whole scene is parsed as one, so that its checks (and streaming) apply.
+  if (json.find("\"format\"") != std::string_view::npos) {
+    Scene scene;
+    ARBITER_SCENE_RETURN_IF_ERROR(ParseScene(json, &scene));
+    *out = std::move(scene.bodies);
+    return OkStatus();
+  }
+  Json root = Json::parse(json, nullptr, /*allow_exceptions=*/false);
+  if (root.is_discarded()) return InvalidArgumentError("invalid JSON (expected {\"bodies\": [...]} or a scene)");
+  const Path path;
+  ARBITER_SCENE_RETURN_IF_ERROR(ExpectObject(root, path));
+  ARBITER_SCENE_RETURN_IF_ERROR(CheckKeys(root, path, {"bodies"}));
+  const Json* list;
+  ARBITER_SCENE_RETURN_IF_ERROR(Require(root, path, "bodies", &list));
+  ARBITER_SCENE_RETURN_IF_ERROR(ExpectArray(*list, path["bodies"]));
+  std::vector<BodyDef> bodies(list->size());
+  for (size_t i = 0; i < bodies.size(); ++i) {
+    ARBITER_SCENE_RETURN_IF_ERROR(ParseBody((*list)[i], path["bodies"][i], &bodies[i]));
+  }
+  *out = std::move(bodies);
+  return OkStatus();
+}
+
+Status LoadBodyListFile(const std::string& path, std::vector<BodyDef>* out) {
+  std::string text;
+  ARBITER_SCENE_RETURN_IF_ERROR(ReadFile(path, &text));
+  return WithFile(path, ParseBodyList(text, out));
+}
+
 Status ParseQuerySet(std::string_view json, QuerySet* out) {
   QuerySet set;
   ListSink lists[] = {

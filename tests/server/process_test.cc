@@ -92,7 +92,8 @@ TEST(ProcessTest, Cli_AgainstServerProcess_AnswersAsTheCore) {
   const std::string file = ::testing::TempDir() + "/demo.snapshot";
   ASSERT_EQ(RunCli("snapshot " + file + at).exit_code, 0);
   ASSERT_EQ(RunCli("step 10" + at).exit_code, 0);
-  Json restored = ParseJson(RunCli("restore " + file + " --json" + at));
+  // --yes: restoring over a world with bodies asks first (stdin is no terminal here).
+  Json restored = ParseJson(RunCli("restore " + file + " --yes --json" + at));
   EXPECT_EQ(restored["tick"], 150);
   EXPECT_EQ(restored["state_hash"], Hex(replica.StateHash()));
 

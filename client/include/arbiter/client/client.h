@@ -166,8 +166,31 @@ class ArbiterClient {
   /// FAILED_PRECONDITION naming the world's tick.
   absl::StatusOr<v1::StepResponse> StepInChunks(const std::string& world_id, uint64_t ticks, uint32_t chunk,
                                                 const ProgressFn& progress = nullptr);
-  /// The closest hit of one ray, in core types.
-  absl::StatusOr<std::optional<CastHit>> CastRayClosest(const std::string& world_id, const RayCastInput& ray);
+  /// The closest hit of one ray, in core types; at the current tick, or at
+  /// `at` (a past tick, see MakePastTick).
+  absl::StatusOr<std::optional<CastHit>> CastRayClosest(const std::string& world_id, const RayCastInput& ray,
+                                                        const std::optional<v1::PastTick>& at = std::nullopt);
+
+  // ---- One query, now or at a past tick --------------------------------------------
+  // Each sends a batch of one; `at` absent: the current tick. A tick outside
+  // the world's retained window is OUT_OF_RANGE, naming the window.
+  absl::StatusOr<v1::CastResult> CastRay(const std::string& world_id, const v1::Ray& ray, v1::CastMode mode,
+                                         const std::optional<v1::PastTick>& at = std::nullopt);
+  absl::StatusOr<v1::OverlapResult> OverlapOne(const std::string& world_id, const v1::OverlapQuery& query,
+                                               const std::optional<v1::PastTick>& at = std::nullopt);
+  absl::StatusOr<v1::CastResult> CastShape(const std::string& world_id, const v1::ShapeCast& cast, v1::CastMode mode,
+                                           const std::optional<v1::PastTick>& at = std::nullopt);
+  /// Judges a shot (ValidateHit): `ray` fired by `shooter_body_id` (whose
+  /// shapes are ignored) at the claimed `target_body_id`, against the world
+  /// at `at`. The reply holds the verdict and its evidence (first_hit,
+  /// target_hit).
+  absl::StatusOr<v1::ValidateHitResponse> ValidateHit(const std::string& world_id, uint64_t shooter_body_id,
+                                                      uint64_t target_body_id, const v1::Ray& ray,
+                                                      const std::optional<v1::PastTick>& at = std::nullopt);
+  /// A lockstep peer's state hashes after stepping into first_tick,
+  /// first_tick + 1, ... against the server's (ReportHashes).
+  absl::StatusOr<v1::ReportHashesResponse> ReportHashes(const std::string& world_id, int64_t first_tick,
+                                                        std::span<const uint64_t> state_hashes);
 
  private:
   /// One chunk of StepInChunks: resends after a lost reply, and takes a
@@ -191,6 +214,12 @@ class ArbiterClient {
 int64_t ToRaw(double v);
 /// raw * 2^-32.
 double ToDouble(int64_t raw);
+/// A past moment for a query's `at`: `tick`, plus `fraction` of the way to
+/// tick + 1 (in [0, 1), converted exactly by Fixed::FromDouble).
+/// INVALID_ARGUMENT naming the field for a negative tick, a negative or
+/// non-finite fraction, or one that is not below 1 after rounding to Q32.32
+/// (the largest double below 1 rounds to 1).
+absl::StatusOr<v1::PastTick> MakePastTick(int64_t tick, double fraction = 0);
 v1::Vec2 MakeVec2(double x, double y);
 /// The rotation by `radians`, from the core's deterministic sine and cosine.
 v1::Rot MakeRotation(double radians);

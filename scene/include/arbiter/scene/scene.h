@@ -51,6 +51,14 @@ Status ParseScene(std::string_view json, Scene* out);
 /// are prefixed with the file path ("<path>: bodies[3].type: ...").
 Status LoadSceneFile(const std::string& path, Scene* out);
 
+/// Parses a list of bodies to add to a world: either a whole scene (its
+/// bodies; its world settings are ignored) or an object holding only
+/// "bodies", in the scene format. Errors name the JSON path as ParseScene's
+/// do. On error *out is unchanged.
+Status ParseBodyList(std::string_view json, std::vector<BodyDef>* out);
+/// As LoadSceneFile, for a body list.
+Status LoadBodyListFile(const std::string& path, std::vector<BodyDef>* out);
+
 /// Parses query-set JSON; absent lists are empty. On error *out is unchanged.
 Status ParseQuerySet(std::string_view json, QuerySet* out);
 /// As LoadSceneFile, for a query-set file.

@@ -1,0 +1,94 @@
+// Every `arbiter` command, in the order `arbiter help` lists them. A new
+// command is one more entry here (and its Run function in its family's file).
+#include "bench.h"
+#include "body_commands.h"
+#include "command.h"
+#include "demo.h"
+#include "query_commands.h"
+#include "render_command.h"
+#include "replay_command.h"
+#include "state_commands.h"
+#include "step_commands.h"
+#include "world_commands.h"
+
+namespace arbiter::cli {
+
+const std::vector<CommandSpec>& Commands() {
+  static const std::vector<CommandSpec> commands = {
+      {"worlds", "", "list the server's worlds", "", {}, {}, RunWorlds},
+      {"describe", "[--bodies] [--shapes]", "one world's settings, tick and hash (and bodies, and their shapes)",
+       "--bodies lists every body (id, type, position, velocity); --shapes also lists each body's shapes in\n"
+       "its own frame (read from the world's snapshot, so it needs the admin role on a secured server).",
+       {}, {"bodies", "shapes"}, RunDescribe},
+      {"create", "[SCENE.json] [--scene NAME] [--gravity X,Y] [--tick_hz HZ] [--max_bodies N] [--history_ticks N]",
+       "create a world: empty, from a local scene file, or from a scene on the server",
+       "SCENE.json is read here and uploaded (in batches of --batch bodies, default 4096); --scene NAME is\n"
+       "a file in the server's --scene_dir. Flags override the scene's settings. --history_ticks is how many\n"
+       "past ticks queries may name with --at (0: the server's default).",
+       {"scene", "gravity", "tick_hz", "max_bodies", "history_ticks", "batch"}, {}, RunCreate},
+      {"load", "SCENE.json [--replace] [--batch N]", "create a world from a scene file, named after the scene (or --world)",
+       "--replace deletes a world of that name first (asks, or needs --yes without a terminal).",
+       {"batch"}, {"replace", "yes"}, RunLoad},
+      {"delete", "[--yes]", "delete the world (says what it deletes; --yes without a terminal)", "", {}, {"yes"}, RunDelete},
+      {"add", "FILE.json | --id N [--type T] [--position X,Y] [--velocity VX,VY] (--circle R | --box HW,HH | --capsule X1,Y1,X2,Y2,R) [--sensor]",
+       "add bodies from a JSON file (scene format) or one body from flags",
+       "FILE.json holds bodies as in scenes/FORMAT.md: {\"bodies\": [...]} or a whole scene (its bodies).\n"
+       "--type is static, kinematic or dynamic (default dynamic); all or nothing.",
+       {"id", "type", "position", "velocity", "circle", "box", "capsule"}, {"sensor"}, RunAdd},
+      {"remove", "ID...", "remove bodies by id (all or nothing)", "", {}, {}, RunRemove},
+      {"update", "ID [--position X,Y] [--angle RAD] [--velocity VX,VY] [--angular_velocity W] | FILE.json",
+       "teleport bodies or set their velocities",
+       "FILE.json: {\"updates\": [{\"id\": 3, \"position\": {\"x\": 1, \"y\": 2}, \"angle\": 0.5,\n"
+       "  \"velocity\": {\"x\": 0, \"y\": -1}, \"angular_velocity\": 0}]}. A position or angle sets the whole\n"
+       "transform (a missing one is 0); a velocity or angular velocity sets both (a missing one is 0).",
+       {"position", "angle", "velocity", "angular_velocity"}, {}, RunUpdate},
+      {"ray", "OX OY TX TY [--all|--any] [--at TICK[:FRACTION]]", "cast a ray from (OX, OY) along (TX, TY)",
+       "--at asks the world as it was at a past tick; FRACTION (in [0, 1)) places moving bodies that far\n"
+       "towards the next tick, as an interpolating client saw them. `arbiter describe` shows the oldest tick kept.",
+       {"at"}, {"all", "any"}, RunRay},
+      {"overlap", "point X Y | aabb X0 Y0 X1 Y1 | circle X Y R [--at TICK[:FRACTION]]",
+       "shapes overlapping a point, box or disk", "", {"at"}, {}, RunOverlap},
+      {"sweep", "X Y R TX TY [--all|--any] [--at TICK[:FRACTION]]", "sweep a disk of radius R from (X, Y) along (TX, TY)",
+       "", {"at"}, {"all", "any"}, RunSweep},
+      {"validate", "SHOOTER TARGET OX OY TX TY [--at TICK[:FRACTION]]",
+       "judge a shot (ValidateHit): CONFIRMED, BLOCKED or MISSED, with the evidence",
+       "The ray from (OX, OY) along (TX, TY), fired by body SHOOTER (its shapes are ignored) at body TARGET,\n"
+       "against the world at --at (default: now). Prints the verdict, the first hit and the hit on the target.",
+       {"at"}, {}, RunValidate},
+      {"step", "[N] [--chunk K]", "advance N ticks (default 1), K per call (default 60)", "", {"chunk"}, {}, RunStep},
+      {"watch", "[--count N]", "print each tick's contact and sensor pairs as the world steps",
+       "Says on stderr when it is connected; ends after N ticks with --count, or on Ctrl-C.", {"count"}, {}, RunWatch},
+      {"hash", "", "the world's state hash", "", {}, {}, RunHash},
+      {"report-hashes", "FIRST_TICK HASH...", "compare a lockstep peer's per-tick hashes with the server's",
+       "HASH i is the peer's state hash after stepping into tick FIRST_TICK + i - 1 (0x-hex as `arbiter hash`\n"
+       "prints, or decimal). Exit 0 in sync, 3 diverged (the first divergent tick is printed).",
+       {}, {}, RunReportHashes},
+      {"snapshot", "FILE", "save the world's state to a local file", "", {}, {}, RunSnapshot},
+      {"restore", "FILE [--yes]", "replace the world's state with a snapshot file (asks when the world has bodies)",
+       "", {}, {"yes"}, RunRestore},
+      {"export", "FILE [--from_tick N] [--to_tick M]", "save the world's journal (server with --data_dir) for replay verify",
+       "", {"from_tick", "to_tick"}, {}, RunExport},
+      {"health", "[--service S]", "gRPC health check (exit 0 when SERVING)", "", {"service"}, {}, RunHealth},
+      {"demo", "", "run a few core queries in-process and print the answers", "", {}, {}, nullptr,
+       [](int, char**) { return RunDemo(); }},
+      {"bench", "[--seconds S] [--concurrency 1,8,64] [--batch N] [--window W] [--scene F --queries F]",
+       "load generator: empty RPC, unary and batched rays, stream", "", {}, {}, nullptr, RunBench},
+      {"replay", "verify FILE [--json]", "re-run a journal export offline; exit 1 if any tick or answer differs", "", {},
+       {}, nullptr, RunReplay},
+      {"render", "--out F.svg [--world W [--at T[:F]] | --snapshot F | --journal F --tick T[:F]] [--ray X Y DX DY]...",
+       "draw the world (exact SVG) with queries and their answers",
+       "  [--box X0 Y0 X1 Y1]... [--queries F] [--view X0 Y0 X1 Y1]\n"
+       "Live (--world, a writer token: GetSnapshot; --at replays ExportJournal) or offline (--snapshot, --journal).",
+       {}, {}, nullptr, RunRender},
+  };
+  return commands;
+}
+
+const CommandSpec* FindCommand(std::string_view name) {
+  for (const CommandSpec& c : Commands()) {
+    if (name == c.name) return &c;
+  }
+  return nullptr;
+}
+
+}  // namespace arbiter::cli

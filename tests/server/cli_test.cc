@@ -1,0 +1,313 @@
+// The `arbiter` CLI as a process (issue 14): a command for every RPC,
+// --at on queries, help as people type it, suggestions for typos, usage
+// errors that name the argument, --yes on destructive commands, and
+// messages that say what went wrong and what to do. Against a live
+// arbiter-server on a free port.
+#include <atomic>
+#include <fstream>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+#include "server_process.h"
+#include "temp_dir.h"
+#include "test_support.h"
+
+namespace arbiter::testing {
+namespace {
+
+using Json = nlohmann::json;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+Json ParseJson(const CliResult& r) {
+  Json j = Json::parse(r.output, nullptr, /*allow_exceptions=*/false);
+  EXPECT_FALSE(j.is_discarded()) << "not JSON: " << r.output;
+  return j;
+}
+
+// ---- Help, suggestions and usage errors (no server needed) ----------------------------
+
+TEST(CliTest, Help_WorksAsPeopleTypeIt) {
+  for (const char* form : {"help ray", "ray --help", "ray -h", "ray 1 2 --help"}) {
+    const CliResult r = RunCli(form, /*merge=*/true);
+    EXPECT_EQ(r.exit_code, 0) << form;
+    EXPECT_THAT(r.output, HasSubstr("usage: arbiter ray OX OY TX TY")) << form;
+    EXPECT_THAT(r.output, HasSubstr("--at TICK[:FRACTION]")) << form;
+    EXPECT_THAT(r.output, HasSubstr("--server HOST[:PORT]")) << form;
+  }
+  for (const char* form : {"help", "--help", "-h"}) {
+    const CliResult r = RunCli(form, /*merge=*/true);
+    EXPECT_EQ(r.exit_code, 0) << form;
+    // Every command is listed, the new ones included.
+    for (const char* command : {"create", "add", "remove", "update", "validate", "report-hashes", "export", "watch"}) {
+      EXPECT_THAT(r.output, HasSubstr(std::string("\n  ") + command + " ")) << form;
+    }
+  }
+  const CliResult version = RunCli("--version");
+  EXPECT_EQ(version.exit_code, 0);
+  EXPECT_THAT(version.output, HasSubstr("arbiter 0.1.0"));
+}
+
+TEST(CliTest, UnknownCommandOrFlag_SuggestsTheClosest) {
+  CliResult r = RunCli("rya 0 0 1 1", /*merge=*/true);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("unknown command 'rya'; did you mean 'ray'?"));
+  r = RunCli("help valdiate", /*merge=*/true);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("did you mean 'validate'?"));
+  r = RunCli("ray 0 0 1 1 --alll", /*merge=*/true);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("unknown flag --alll; did you mean --all?"));
+  r = RunCli("xyzzyplugh", /*merge=*/true);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, Not(HasSubstr("did you mean")));
+}
+
+TEST(CliTest, UsageErrors_NameTheArgument_AndTheRange) {
+  // A server that is never reached: usage errors are found before any call.
+  const std::string nowhere = " --server 127.0.0.1:1";
+  CliResult r = RunCli("ray 0 10 0 -1e300" + nowhere, /*merge=*/true);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("TY: -1e300 is outside the world-unit range for a translation: "
+                                  "[-1073741824, 1073741824] (+-2^30)"));
+  EXPECT_THAT(r.output, Not(HasSubstr("raw value")));
+  r = RunCli("ray 6e8 10 0 1" + nowhere, /*merge=*/true);
+  EXPECT_THAT(r.output, HasSubstr("OX: 6e8 is outside the world-unit range for a coordinate: [-536870912, 536870912]"));
+  r = RunCli("ray 0 abc 0 1" + nowhere, /*merge=*/true);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("OY: 'abc' is not a number"));
+  r = RunCli("ray 0 1 2" + nowhere, /*merge=*/true);
+  EXPECT_THAT(r.output, HasSubstr("missing TY"));
+  r = RunCli("sweep 0 0 -0x1p30 1 1" + nowhere, /*merge=*/true);
+  EXPECT_THAT(r.output, HasSubstr("R: -0x1p30 is outside the world-unit range for a shape size"));
+  r = RunCli("ray 0 0 1 1 --at 12:1" + nowhere, /*merge=*/true);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("at.fraction: 1 is outside [0, 1)"));
+  r = RunCli("ray 0 0 1 1 --at 0.9999999999999999" + nowhere, /*merge=*/true);
+  EXPECT_THAT(r.output, HasSubstr("--at: tick '0.9999999999999999' is not a tick number"));
+  r = RunCli("validate 1 x 0 0 1 1" + nowhere, /*merge=*/true);
+  EXPECT_THAT(r.output, HasSubstr("TARGET: 'x' is not a body id"));
+  r = RunCli("add --id 3 --circle 1 --box 1,1" + nowhere, /*merge=*/true);
+  EXPECT_THAT(r.output, HasSubstr("give exactly one shape"));
+}
+
+TEST(CliTest, LocalFileErrors_AreNotServerErrors) {
+  ServerProcess server({"--scene=" + std::string(ARBITER_SCENES_DIR) + "/demo.scene.json"});
+  ASSERT_GT(server.port(), 0) << server.first_line();
+  const CliResult r = RunCli("snapshot /nonexistent-dir/demo.bin --server " + server.address(), /*merge=*/true);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr("cannot write local file '/nonexistent-dir/demo.bin': No such file or directory"));
+  EXPECT_THAT(r.output, Not(HasSubstr("UNAVAILABLE")));
+  const CliResult restore = RunCli("restore /nonexistent-dir/demo.bin --server " + server.address(), /*merge=*/true);
+  EXPECT_THAT(restore.output, HasSubstr("cannot read local file '/nonexistent-dir/demo.bin'"));
+}
+
+TEST(CliTest, ServerWithoutPort_UsesTheDefaultPort_AndSaysWhatToDo) {
+  // Nothing listens on 127.0.0.2 (servers here bind 127.0.0.1).
+  const CliResult r = RunCli("hash --server 127.0.0.2 --timeout_ms 3000", /*merge=*/true);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr("is arbiter-server running at 127.0.0.2:50051?"));
+}
+
+// ---- Every RPC against a live server --------------------------------------------------
+
+class CliServerTest : public ::testing::Test {
+ protected:
+  CliServerTest()
+      : server_({"--scene_dir=" + std::string(ARBITER_SCENES_DIR), "--data_dir=" + dir_.path()}),
+        at_(" --server " + server_.address()) {}
+
+  void SetUp() override {
+    ASSERT_GT(server_.port(), 0) << server_.first_line();
+    // A journaled server takes changes once its (empty) journal is read.
+    ASSERT_TRUE(server_.WaitUntilRecovered()) << server_.stderr_text();
+  }
+
+  CliResult Cli(const std::string& args, bool merge = true) { return RunCli(args + at_ + " < /dev/null", merge); }
+  Json CliJson(const std::string& args) {
+    const CliResult r = Cli(args + " --json", /*merge=*/false);
+    EXPECT_EQ(r.exit_code, 0) << args << ": " << r.output;
+    return ParseJson(r);
+  }
+  std::string WriteFile(const std::string& name, const std::string& text) {
+    const std::string path = dir_.File(name);
+    std::ofstream(path) << text;
+    return path;
+  }
+
+  TempDir dir_;
+  ServerProcess server_;
+  std::string at_;
+};
+
+TEST_F(CliServerTest, CreateAddUpdateRemove_AndDescribeShapes) {
+  CliResult r = Cli("create --world w --gravity 0,-10 --tick_hz 30 --history_ticks 90");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  Json d = CliJson("describe --world w");
+  EXPECT_EQ(d["tick_hz"], 30);
+  EXPECT_EQ(d["gravity"][1], -10.0);
+  EXPECT_EQ(d["history_ticks"], 90);
+
+  ASSERT_EQ(Cli("add --world w --id 1 --type static --box 10,0.5").exit_code, 0);
+  const std::string bodies = WriteFile(
+      "bodies.json",
+      R"({"bodies": [{"id": 2, "type": "dynamic", "position": {"x": 0, "y": 3}, "shapes": [{"circle": {"center": {"x": 0, "y": 0}, "radius": 0.5}}]},
+                     {"id": 3, "type": "kinematic", "position": {"x": 5, "y": 3}, "shapes": [{"capsule": {"p1": {"x": 0, "y": 0}, "p2": {"x": 1, "y": 0}, "radius": 0.25}}]}]})");
+  r = Cli("add " + bodies + " --world w");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("added 2 bodies"));
+  // A bad body file names the JSON path.
+  const std::string bad = WriteFile("bad.json", R"({"bodies": [{"id": 9, "type": "dynamic", "position": {"x": 0, "y": 0}, "shapes": [{"circle": {"center": {"x": 0, "y": 0}, "radius": -1}}]}]})");
+  r = Cli("add " + bad + " --world w");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr("bodies[0].shapes[0].circle.radius"));
+
+  d = CliJson("describe --world w --shapes");
+  ASSERT_EQ(d["bodies"].size(), 3u);
+  EXPECT_EQ(d["bodies"][0]["shapes"][0]["kind"], "polygon");
+  EXPECT_EQ(d["bodies"][0]["shapes"][0]["points"].size(), 4u);
+  EXPECT_EQ(d["bodies"][1]["shapes"][0]["kind"], "circle");
+  EXPECT_EQ(d["bodies"][1]["shapes"][0]["radius"], 0.5);
+  EXPECT_EQ(d["bodies"][2]["shapes"][0]["kind"], "capsule");
+  EXPECT_EQ(d["bodies"][2]["shapes"][0]["p2"][0], 1.0);
+
+  ASSERT_EQ(Cli("update 3 --world w --position 7,4 --velocity 1,0").exit_code, 0);
+  const std::string updates = WriteFile("updates.json", R"({"updates": [{"id": 2, "position": {"x": -2, "y": 6}}]})");
+  ASSERT_EQ(Cli("update " + updates + " --world w").exit_code, 0);
+  d = CliJson("describe --world w --bodies");
+  EXPECT_EQ(d["bodies"][1]["position"][0], -2.0);
+  EXPECT_EQ(d["bodies"][2]["position"][0], 7.0);
+  EXPECT_EQ(d["bodies"][2]["linear_velocity"][0], 1.0);
+  r = Cli("update 1 --world w --velocity 1,0");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr("FAILED_PRECONDITION"));
+
+  ASSERT_EQ(Cli("remove 2 3 --world w").exit_code, 0);
+  EXPECT_EQ(CliJson("describe --world w")["body_count"], 1);
+
+  // From a local scene file, and from the server's --scene_dir.
+  ASSERT_EQ(Cli("create " + std::string(ARBITER_SCENES_DIR) + "/demo.scene.json --world local").exit_code, 0);
+  ASSERT_EQ(Cli("create --scene demo.scene.json --world remote").exit_code, 0);
+  EXPECT_EQ(CliJson("hash --world local")["state_hash"], CliJson("hash --world remote")["state_hash"]);
+  EXPECT_GT(CliJson("describe --world local")["body_count"], 1);
+}
+
+// A target moving up at 6 units/s, judged now and in the past.
+TEST_F(CliServerTest, PastTicks_Validate_AndReportHashes) {
+  const CliResult created = Cli("create --world p --history_ticks 120");
+  ASSERT_EQ(created.exit_code, 0) << created.output;
+  ASSERT_EQ(Cli("add --world p --id 1 --type kinematic --position -20,0 --circle 0.5").exit_code, 0);
+  ASSERT_EQ(Cli("add --world p --id 2 --type kinematic --position 10,0 --velocity 0,6 --circle 1").exit_code, 0);
+  ASSERT_EQ(Cli("step 30 --world p").exit_code, 0);
+
+  // At tick 10 the target was at (10, 1); now it is at (10, 3).
+  Json past = CliJson("ray -20 1 40 0 --world p --at 10");
+  EXPECT_EQ(past["tick"], 10);
+  ASSERT_EQ(past["hits"].size(), 1u);
+  EXPECT_EQ(past["hits"][0]["body_id"], 2);
+  EXPECT_EQ(CliJson("ray -20 1 40 0 --world p")["hits"].size(), 0u);
+  // Half way to tick 11 the target spans y in [0.05, 2.05]: (10, 2.03) is
+  // inside then, and not at tick 10 itself.
+  Json half = CliJson("overlap point 10 2.03 --world p --at 10:0.5");
+  EXPECT_EQ(half["tick_fraction"], int64_t{1} << 31);
+  EXPECT_EQ(half["shapes"].size(), 1u);
+  EXPECT_EQ(CliJson("overlap point 10 2.03 --world p --at 10")["shapes"].size(), 0u);
+  EXPECT_EQ(CliJson("sweep -20 1 0.1 40 0 --world p --at 10")["hits"][0]["body_id"], 2);
+
+  CliResult r = Cli("validate 1 2 -20 0 30 1 --world p --at 10");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("shot by body 1 at body 2: CONFIRMED"));
+  EXPECT_THAT(r.output, HasSubstr("target hit: body 2"));
+  Json now = CliJson("validate 1 2 -20 0 30 1 --world p");
+  EXPECT_EQ(now["verdict"], "MISSED");
+  EXPECT_EQ(now["tick"], 30);
+
+  r = Cli("ray 0 0 1 1 --world p --at 500");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr("OUT_OF_RANGE: at.tick"));
+  EXPECT_THAT(r.output, HasSubstr("`arbiter describe` shows"));
+
+  const Json hash = CliJson("hash --world p");
+  r = Cli("report-hashes 30 " + hash["state_hash"].get<std::string>() + " --world p");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("in sync"));
+  r = Cli("report-hashes 29 0x1 0x2 --world p");
+  EXPECT_EQ(r.exit_code, 3) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("DIVERGED from tick 29"));
+}
+
+TEST_F(CliServerTest, DestructiveCommands_WantYes_AndSayWhatTheyDestroy) {
+  ASSERT_EQ(Cli("create " + std::string(ARBITER_SCENES_DIR) + "/demo.scene.json --world d").exit_code, 0);
+  const Json before = CliJson("describe --world d");
+  const std::string what = "world 'd' (tick 0, " + std::to_string(before["body_count"].get<int>()) + " bodies)";
+
+  CliResult r = Cli("delete --world d");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr("this would delete " + what + "; stdin is not a terminal, so pass --yes"));
+  EXPECT_EQ(CliJson("describe --world d")["body_count"], before["body_count"]);
+
+  const std::string file = dir_.File("d.snapshot");
+  ASSERT_EQ(Cli("snapshot " + file + " --world d").exit_code, 0);
+  ASSERT_EQ(Cli("step 5 --world d").exit_code, 0);
+  r = Cli("restore " + file + " --world d");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr("this would replace world 'd' (tick 5,"));
+  EXPECT_EQ(CliJson("hash --world d")["tick"], 5);
+  EXPECT_EQ(CliJson("restore " + file + " --world d --yes")["tick"], 0);
+
+  r = Cli("delete --world d --yes");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  r = Cli("describe --world d");
+  EXPECT_THAT(r.output, HasSubstr("NOT_FOUND"));
+  EXPECT_THAT(r.output, HasSubstr("`arbiter worlds` lists the server's worlds"));
+}
+
+TEST_F(CliServerTest, Export_WritesTheJournal_ThatReplayVerifies) {
+  ASSERT_EQ(Cli("create " + std::string(ARBITER_SCENES_DIR) + "/demo.scene.json --world e").exit_code, 0);
+  ASSERT_EQ(Cli("step 20 --world e").exit_code, 0);
+  const std::string file = dir_.File("e.arbjournal");
+  CliResult r = Cli("export " + file + " --world e");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = RunCli("replay verify " + file);
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  r = Cli("export /nonexistent-dir/e.arbjournal --world e");
+  EXPECT_THAT(r.output, HasSubstr("cannot write local file"));
+}
+
+// watch prints the pairs, not counts: a disk is teleported onto the floor
+// and off again every tick, so every tick has a contact begin or end.
+TEST_F(CliServerTest, Watch_SaysWhenConnected_AndPrintsThePairs) {
+  ASSERT_EQ(Cli("create --world v").exit_code, 0);
+  ASSERT_EQ(Cli("add --world v --id 1 --type static --box 10,0.5").exit_code, 0);
+  ASSERT_EQ(Cli("add --world v --id 2 --type dynamic --position 0,20 --circle 0.5").exit_code, 0);
+  std::atomic<bool> done{false};
+  CliResult watched;
+  std::thread watcher([&] {
+    watched = Cli("watch --world v --count 4");
+    done = true;
+  });
+  std::unique_ptr<client::ArbiterClient> c = client::ArbiterClient::Connect(server_.address());
+  // Steps until the watch has seen its ticks (no guess of how long it takes
+  // to subscribe).
+  for (int i = 0; !done.load(); ++i) {
+    v1::UpdateBodiesRequest move;
+    move.set_world_id("v");
+    v1::BodyUpdate* u = move.add_updates();
+    u->set_body_id(2);
+    *u->mutable_transform() = client::MakeTransform(0, i % 2 == 0 ? 0.75 : 20);
+    ASSERT_THAT(c->UpdateBodies(move), IsOk());
+    v1::StepRequest step;
+    step.set_world_id("v");
+    step.set_ticks(1);
+    ASSERT_THAT(c->Step(step), IsOk());
+  }
+  watcher.join();
+  EXPECT_EQ(watched.exit_code, 0) << watched.output;
+  EXPECT_THAT(watched.output, HasSubstr("connected to " + server_.address() + ": watching world v"));
+  EXPECT_THAT(watched.output, HasSubstr("contact begin  body 1 shape 0 - body 2 shape 0"));
+  EXPECT_THAT(watched.output, HasSubstr("contact end    body 1 shape 0 - body 2 shape 0"));
+}
+
+}  // namespace
+}  // namespace arbiter::testing
