@@ -12,11 +12,16 @@ default_packages=(
   libbox2d-dev libchipmunk-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libsqlite3-dev libclang-rt-14-dev openssl libssl-dev
+  python3-grpcio python3-protobuf python3-pytest
 )
 if [ $# -gt 0 ]; then
   packages=("$@")
 else
   packages=("${default_packages[@]}")
+  # client/node's tests: Debian's node 18 and npm, unless a node (with its
+  # own npm, as other distributions of node ship it) is already there.
+  command -v node >/dev/null || packages+=(nodejs)
+  command -v npm >/dev/null || packages+=(npm)
 fi
 name="$(basename "${INSTALL_NAME:-install-deps}")"
 

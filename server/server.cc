@@ -11,6 +11,9 @@
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/health_check_service_interface.h>
 
+#include "grpc/health/v1/health.pb.h"
+#include "server_info.h"
+
 namespace arbiter::server {
 namespace {
 
@@ -114,10 +117,15 @@ absl::StatusOr<std::unique_ptr<ArbiterServer>> ArbiterServer::Start(const Server
                                           : std::max(2, static_cast<int>(std::thread::hardware_concurrency()));
   s->pool_ = std::make_unique<WorkerPool>(threads);
   s->service_ = std::make_unique<ArbiterService>(s->operations_.get(), s->pool_.get(), s->access_.get(),
-                                                 &s->gate_, options.max_watch_backlog);
+                                                 &s->gate_, options.max_watch_backlog, DescribeServer(options));
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  // Reflection describes what the generated pool holds. gRPC's own health
+  // service is not built from generated code, so without this reference
+  // health.pb.o stays out of the link and reflection lists
+  // grpc.health.v1.Health but cannot describe it ("Symbol not found").
+  (void)grpc::health::v1::HealthCheckResponse::descriptor();
   grpc::ServerBuilder builder;
   builder.AddListeningPort(options.listen, *credentials, &s->port_);
   // gRPC turns SO_REUSEPORT on by default, which lets a second server bind
