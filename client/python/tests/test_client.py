@@ -1,6 +1,8 @@
 """Every RPC through arbiter_client against a live server (max_batch 100)."""
 
 import itertools
+import queue
+import threading
 
 import grpc
 import pytest
@@ -92,26 +94,45 @@ def test_overlap_and_shape_casts(client):
     assert hit.body_id == 2 and hit.fraction == pytest.approx((20 - 6.5) / 30, abs=1e-9)
 
 
+def subscribed_watch(client, wid):
+    """A watch the server has subscribed (it does so some time after the call
+    starts): single ticks are stepped until its first event arrives. The
+    watch, its events so far (a queue filled by a reader thread)."""
+    watch = client.watch_events(wid)
+    events = queue.Queue()
+    threading.Thread(target=lambda: [events.put(e) for e in watch], daemon=True).start()
+    for _ in range(1000):
+        client.step(wid, ticks=1, omit_events=True)
+        try:
+            return watch, events, events.get(timeout=0.01)
+        except queue.Empty:
+            pass
+    raise AssertionError("the watch never delivered an event")
+
+
 def test_step_watch_hashes_snapshot_restore(client):
     wid = world_id()
     small_world(client, wid)
-    watch = client.watch_events(wid)
+    watch, events, first = subscribed_watch(client, wid)
+    start = client.describe_world(wid).world.tick
     stepped = client.step(wid, ticks=120, hash_every_tick=True)
-    assert stepped.tick == 120 and len(stepped.ticks) == 120
-    seen = [next(watch) for _ in range(120)]
+    assert stepped.tick == start + 120 and len(stepped.ticks) == 120
+    seen = [first]
+    while seen[-1].tick < stepped.tick:
+        seen.append(events.get(timeout=60))
     watch.cancel()
-    assert [t.tick for t in seen] == list(range(1, 121))
-    assert any(t.contact_begin for t in seen)  # the box lands on the floor
+    assert [t.tick for t in seen] == list(range(first.tick, stepped.tick + 1))
+    assert seen[-120:] == list(stepped.ticks)  # the watch saw what the step returned
     tick, digest = client.get_state_hash(wid)
-    assert (tick, digest) == (120, stepped.state_hash)
-    report = client.report_hashes(wid, 1, [t.state_hash for t in stepped.ticks])  # two calls of 100 and 20
+    assert (tick, digest) == (stepped.tick, stepped.state_hash)
+    report = client.report_hashes(wid, start + 1, [t.state_hash for t in stepped.ticks])  # two calls of 100 and 20
     assert report.in_sync and report.server_hash == digest
-    bad = client.report_hashes(wid, 1, [t.state_hash for t in stepped.ticks[:5]] + [1234])
-    assert not bad.in_sync and bad.first_divergent_tick == 6
+    bad = client.report_hashes(wid, start + 1, [t.state_hash for t in stepped.ticks[:5]] + [1234])
+    assert not bad.in_sync and bad.first_divergent_tick == start + 6
     snapshot = client.get_snapshot(wid)
     client.step(wid, ticks=5)
-    restored = client.restore(wid, snapshot.snapshot, expected_tick=125)
-    assert restored.tick == 120 and restored.state_hash == digest
+    restored = client.restore(wid, snapshot.snapshot, expected_tick=stepped.tick + 5)
+    assert restored.tick == stepped.tick and restored.state_hash == digest
 
 
 def test_past_ticks_and_validate_hit(client):
