@@ -4,7 +4,7 @@ descriptors the server sends, and call Health/Check and GetServerInfo with
 messages built only from those descriptors."""
 
 import grpc
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf import descriptor_pb2, descriptor_pool, json_format, message_factory
 
 import server_reflection_pb2 as refl
 import server_reflection_pb2_grpc as refl_grpc
@@ -32,7 +32,9 @@ def pool_for(address, symbol):
     return pool
 
 
-def call(address, pool, method_name, fields):
+def call(address, pool, method_name, fields=None, json_text=None):
+    """Calls a unary method known only from `pool`, with the request given
+    as keyword fields or as JSON (as grpcurl -d takes it)."""
     method = pool.FindMethodByName(method_name)
     factory = message_factory.MessageFactory(pool)  # protobuf 3.21 (Debian 12)
     request_class = factory.GetPrototype(method.input_type)
@@ -41,7 +43,10 @@ def call(address, pool, method_name, fields):
     with grpc.insecure_channel(address) as channel:
         rpc = channel.unary_unary(path, request_serializer=lambda m: m.SerializeToString(),
                                   response_deserializer=reply_class.FromString)
-        return rpc(request_class(**fields), timeout=10)
+        request = request_class(**(fields or {}))
+        if json_text is not None:
+            json_format.Parse(json_text, request)
+        return rpc(request, timeout=10)
 
 
 def test_list_services(server):
