@@ -14,14 +14,16 @@ default_packages=(
   libsqlite3-dev libclang-rt-14-dev openssl libssl-dev
   libcpp-httplib-dev prometheus chromium
   nginx-light
+  python3-grpcio python3-protobuf python3-pytest
 )
 if [ $# -gt 0 ]; then
   packages=("$@")
 else
   packages=("${default_packages[@]}")
-  # The viewer's browser test runs under node; a machine with its own node
-  # (e.g. NodeSource's) keeps it, a fresh one gets Debian's.
-  command -v node >/dev/null || packages+=(nodejs npm)
+  # client/node's tests: Debian's node 18 and npm, unless a node (with its
+  # own npm, as other distributions of node ship it) is already there.
+  command -v node >/dev/null || packages+=(nodejs)
+  command -v npm >/dev/null || packages+=(npm)
 fi
 name="$(basename "${INSTALL_NAME:-install-deps}")"
 

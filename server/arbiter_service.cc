@@ -21,8 +21,13 @@ absl::Status Unavailable() { return absl::UnavailableError("server shutting down
 }  // namespace
 
 ArbiterService::ArbiterService(Operations* operations, WorkerPool* pool, AccessControl* access,
-                               const RecoveryGate* gate, size_t max_watch_backlog)
-    : operations_(operations), pool_(pool), access_(access), gate_(gate), max_watch_backlog_(max_watch_backlog) {}
+                               const RecoveryGate* gate, size_t max_watch_backlog, v1::GetServerInfoResponse info)
+    : operations_(operations),
+      pool_(pool),
+      access_(access),
+      gate_(gate),
+      max_watch_backlog_(max_watch_backlog),
+      info_(std::move(info)) {}
 
 absl::StatusOr<Permit> ArbiterService::Admit(const grpc::CallbackServerContext& context, Access access,
                                              std::string_view world_id) {
@@ -226,6 +231,19 @@ grpc::ServerUnaryReactor* ArbiterService::ReportHashes(grpc::CallbackServerConte
   absl::StatusOr<Permit> permit = Admit(*context, Access::kRead, request->world_id());
   if (!permit.ok()) return Refuse(context, permit.status());
   return RunRead(context, *std::move(permit), operations_->PrepareReportHashes(*request, reply), reply);
+}
+
+// Fixed at start, so answered inline, also while the journal recovers: a
+// client sizes its batches before it has any world to call.
+grpc::ServerUnaryReactor* ArbiterService::GetServerInfo(grpc::CallbackServerContext* context,
+                                                        const v1::GetServerInfoRequest* /*request*/,
+                                                        v1::GetServerInfoResponse* reply) {
+  absl::StatusOr<Permit> permit = Admit(*context, Access::kRead, "");
+  if (!permit.ok()) return Refuse(context, permit.status());
+  *reply = info_;
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(grpc::Status::OK);
+  return reactor;
 }
 
 // ---- ExportJournal -------------------------------------------------------------------

@@ -35,9 +35,10 @@ class ArbiterService final : public v1::Arbiter::CallbackService {
  public:
   /// `max_watch_backlog`: ticks a WatchEvents stream may fall behind before
   /// it is ended with RESOURCE_EXHAUSTED.
-  /// `gate` must outlive the service.
+  /// `gate` must outlive the service. `info`: the GetServerInfo reply
+  /// (server_info.h).
   ArbiterService(Operations* operations, WorkerPool* pool, AccessControl* access, const RecoveryGate* gate,
-                 size_t max_watch_backlog);
+                 size_t max_watch_backlog, v1::GetServerInfoResponse info);
 
   grpc::ServerUnaryReactor* CreateWorld(grpc::CallbackServerContext* context, const v1::CreateWorldRequest* request,
                                         v1::CreateWorldResponse* reply) override;
@@ -79,6 +80,8 @@ class ArbiterService final : public v1::Arbiter::CallbackService {
                                          v1::ReportHashesResponse* reply) override;
   grpc::ServerWriteReactor<v1::ExportJournalChunk>* ExportJournal(grpc::CallbackServerContext* context,
                                                                   const v1::ExportJournalRequest* request) override;
+  grpc::ServerUnaryReactor* GetServerInfo(grpc::CallbackServerContext* context, const v1::GetServerInfoRequest* request,
+                                          v1::GetServerInfoResponse* reply) override;
 
  private:
   class WatchReactor;
@@ -108,6 +111,7 @@ class ArbiterService final : public v1::Arbiter::CallbackService {
   AccessControl* access_;
   const RecoveryGate* gate_;
   const size_t max_watch_backlog_;
+  const v1::GetServerInfoResponse info_;
 };
 
 }  // namespace arbiter::server

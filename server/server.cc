@@ -12,6 +12,8 @@
 #include <grpcpp/health_check_service_interface.h>
 
 #include "request_observer.h"
+#include "grpc/health/v1/health.pb.h"
+#include "server_info.h"
 
 namespace arbiter::server {
 namespace {
@@ -139,10 +141,15 @@ absl::StatusOr<std::unique_ptr<ArbiterServer>> ArbiterServer::Start(const Server
                                           : std::max(2, static_cast<int>(std::thread::hardware_concurrency()));
   s->pool_ = std::make_unique<WorkerPool>(threads);
   s->service_ = std::make_unique<ArbiterService>(s->operations_.get(), s->pool_.get(), s->access_.get(),
-                                                 &s->gate_, options.max_watch_backlog);
+                                                 &s->gate_, options.max_watch_backlog, DescribeServer(options));
 
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  // Reflection describes what the generated pool holds. gRPC's own health
+  // service is not built from generated code, so without this reference
+  // health.pb.o stays out of the link and reflection lists
+  // grpc.health.v1.Health but cannot describe it ("Symbol not found").
+  (void)grpc::health::v1::HealthCheckResponse::descriptor();
   grpc::ServerBuilder builder;
   s->rpc_metrics_ = std::make_unique<RpcMetrics>(ServiceMethods());
   std::vector<std::unique_ptr<grpc::experimental::ServerInterceptorFactoryInterface>> observers;

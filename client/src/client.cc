@@ -471,4 +471,12 @@ v1::BodyDef MakeBody(uint64_t id, v1::BodyType type, double x, double y, const v
   return b;
 }
 
+absl::StatusOr<v1::GetServerInfoResponse> ArbiterClient::ServerInfo() {
+  return Invoke<v1::GetServerInfoResponse>([&](v1::GetServerInfoResponse* reply) {
+    grpc::ClientContext context;
+    Prepare(&context);
+    return stub_->GetServerInfo(&context, v1::GetServerInfoRequest(), reply);
+  });
+}
+
 }  // namespace arbiter::client

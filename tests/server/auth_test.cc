@@ -221,6 +221,8 @@ std::vector<Rpc> EveryRpc() {
                     *r.mutable_ray() = client::MakeRay(0, 5, 5, 3);
                     return c.ValidateHit(r).status();
                   }});
+  rpcs.push_back({"GetServerInfo", A::kRead, nullptr,
+                  [](ArbiterClient& c, ArbiterClient&) { return c.ServerInfo().status(); }});
   rpcs.push_back({"ValidateMove", A::kRead, [](ArbiterClient& admin) { (void)admin.Step(OneTick("arena")); },
                   [](ArbiterClient& c, ArbiterClient& admin) {
                     v1::GetStateHashRequest h;
@@ -324,7 +326,7 @@ TEST_F(AuthTest, EveryRpc_WithEveryRole_AllowedOrRefused_AndRefusalsChangeNothin
   } callers[] = {{"no token", "", -1},         {"unknown token", "not-a-token", -1}, {"reader", kReader, 0},
                  {"arena writer", kWriter, 1}, {"admin", kAdmin, 2}};
   const std::vector<Rpc> rpcs = EveryRpc();
-  ASSERT_EQ(rpcs.size(), 20u);  // every RPC of arbiter.v1.Arbiter
+  ASSERT_EQ(rpcs.size(), 21u);  // every RPC of arbiter.v1.Arbiter
   for (const Caller& caller : callers) {
     std::unique_ptr<ArbiterClient> c = As(caller.token);
     for (const Rpc& rpc : rpcs) {

@@ -152,6 +152,9 @@ class ArbiterClient {
   std::unique_ptr<RayStream> OpenQueryStream(const std::string& world_id = "");
   /// grpc.health.v1 Check: true when SERVING.
   absl::StatusOr<bool> CheckHealth(const std::string& service = "");
+  /// GetServerInfo: the server's version, limits (size batches by
+  /// limits().max_batch and max_message_bytes) and features.
+  absl::StatusOr<v1::GetServerInfoResponse> ServerInfo();
 
   // ---- Conveniences over core types --------------------------------------------------
   /// Adds `bodies` in AddBodies calls of at most `batch` bodies each. Not

@@ -1,0 +1,210 @@
+// Types of arbiter-client (hand-written; checked by `tsc --noEmit` in
+// run-tests.sh against test/types-check.ts). Field names are the .proto's.
+//
+// Raw: a Q32.32 value (world units * 2^32) as a BigInt, never a number:
+// build one with fromUnits(1.5). Long: another 64-bit integer (ids, ticks,
+// hashes); bigint in replies, bigint or a safe integer number in requests.
+
+import type { ChannelCredentials } from '@grpc/grpc-js';
+
+export type Raw = bigint;
+export type LongIn = bigint | number;
+export type Long = bigint;
+
+// ---- Units -----------------------------------------------------------------------------------
+export const RAW_MIN: bigint;
+export const RAW_MAX: bigint;
+/** Fixed::FromDouble(d).raw(): round to nearest, ties away from zero; saturates; NaN -> 0n. */
+export function fixedFromDouble(d: number): Raw;
+/** World units -> raw; RangeError (naming `field`) for NaN, infinities, values beyond [-2^31, 2^31). */
+export function fromUnits(value: number, field?: string): Raw;
+/** raw -> world units (exact when |raw| < 2^53). */
+export function toUnits(raw: Raw): number;
+/** `value` if it is a BigInt in the int64 range; TypeError for a number. */
+export function rawOf(value: unknown, field?: string): Raw;
+
+// ---- Geometry (geometry.proto) -------------------------------------------------------------
+export interface Vec2 { x?: Raw; y?: Raw }
+export interface Rot { c?: Raw; s?: Raw }
+export interface Transform { position?: Vec2; rotation?: Rot }
+export interface Aabb { lower?: Vec2; upper?: Vec2 }
+export interface Circle { center?: Vec2; radius?: Raw }
+export interface Box { half_extents?: Vec2; center?: Vec2; rotation?: Rot }
+export interface Polygon { points?: Vec2[]; radius?: Raw }
+export interface Capsule { center1?: Vec2; center2?: Vec2; radius?: Raw }
+export interface Segment { point1?: Vec2; point2?: Vec2 }
+export type Shape = { circle: Circle } | { box: Box } | { polygon: Polygon } | { capsule: Capsule } | { segment: Segment };
+
+// ---- Bodies and worlds -----------------------------------------------------------------------
+export type BodyType = 'BODY_TYPE_STATIC' | 'BODY_TYPE_KINEMATIC' | 'BODY_TYPE_DYNAMIC';
+export interface Filter { category_bits?: LongIn; mask_bits?: LongIn; group_index?: number }
+export interface ShapeDef {
+  shape: Shape; filter?: Filter; is_sensor?: boolean; friction?: Raw; restitution?: Raw; density?: Raw; user_tag?: LongIn;
+}
+export interface BodyDef {
+  id: LongIn; type: BodyType; transform?: Transform; linear_velocity?: Vec2; angular_velocity?: Raw;
+  linear_damping?: Raw; angular_damping?: Raw; gravity_scale?: Raw; is_bullet?: boolean; shapes: ShapeDef[];
+}
+export interface BodyState {
+  id: Long; type: BodyType; transform: Transform; linear_velocity: Vec2; angular_velocity: Raw; shape_count: number;
+}
+export interface Velocity { linear?: Vec2; angular?: Raw }
+export interface ShapeFilterUpdate { shape_index: number; filter?: Filter }
+export interface BodyUpdate { body_id: LongIn; transform?: Transform; velocity?: Velocity; filters?: ShapeFilterUpdate[] }
+export interface WorldInfo {
+  world_id: string; gravity: Vec2; tick_hz: number; max_bodies: number; tick: Long; body_count: Long;
+  state_hash?: Long; history_ticks: number; oldest_tick: Long;
+}
+
+export interface CreateWorldRequest {
+  world_id: string; gravity?: Vec2; tick_hz?: number; max_bodies?: number; scene?: string; bodies?: BodyDef[];
+  history_ticks?: number;
+}
+export interface CreateWorldResponse { world: WorldInfo }
+export interface DeleteWorldRequest { world_id: string }
+export interface DeleteWorldResponse { tick: Long }
+export interface ListWorldsResponse { worlds: WorldInfo[] }
+export interface DescribeWorldRequest { world_id: string; include_bodies?: boolean }
+export interface DescribeWorldResponse { world: WorldInfo; bodies: BodyState[] }
+export interface AddBodiesRequest { world_id: string; bodies: BodyDef[]; expected_tick?: LongIn }
+export interface AddBodiesResponse { tick: Long; body_count: Long }
+export interface RemoveBodiesRequest { world_id: string; body_ids: LongIn[]; expected_tick?: LongIn }
+export interface RemoveBodiesResponse { tick: Long; body_count: Long }
+export interface UpdateBodiesRequest { world_id: string; updates: BodyUpdate[]; expected_tick?: LongIn }
+export interface UpdateBodiesResponse { tick: Long }
+
+// ---- Queries ---------------------------------------------------------------------------------
+export interface PastTick { tick: LongIn; fraction?: Raw }
+export interface QueryFilter {
+  category_bits?: LongIn; mask_bits?: LongIn; include_sensors?: boolean; body_types?: BodyType[]; exclude_bodies?: LongIn[];
+}
+export type CastMode = 'CAST_MODE_CLOSEST' | 'CAST_MODE_ALL' | 'CAST_MODE_ANY';
+export interface Ray { origin?: Vec2; translation?: Vec2; max_fraction?: Raw }
+export interface RayColumns { origin_x?: Raw[]; origin_y?: Raw[]; translation_x?: Raw[]; translation_y?: Raw[] }
+export interface Hit { body_id: Long; shape_index: number; user_tag: Long; fraction: Raw; point: Vec2; normal: Vec2 }
+export interface CastResult { hit: boolean; hits: Hit[] }
+export interface HitColumns {
+  query_index: number[]; body_id: Long[]; shape_index: number[]; user_tag: Long[]; fraction: Raw[];
+  point_x: Raw[]; point_y: Raw[]; normal_x: Raw[]; normal_y: Raw[];
+}
+export interface CastRaysRequest {
+  world_id: string; mode: CastMode; filter?: QueryFilter; rays?: Ray[]; columns?: RayColumns; request_tag?: LongIn; at?: PastTick;
+}
+export interface CastRaysResponse { tick: Long; tick_fraction: Raw; results: CastResult[]; columns: HitColumns | null; request_tag: Long }
+export interface ShapeQuery { shape: Shape; transform?: Transform }
+export type OverlapQuery = { point: Vec2 } | { aabb: Aabb } | { shape: ShapeQuery };
+export interface ShapeRef { body_id: Long; shape_index: number }
+export interface OverlapRequest { world_id: string; filter?: QueryFilter; queries: OverlapQuery[]; at?: PastTick }
+export interface OverlapResponse { tick: Long; tick_fraction: Raw; results: { shapes: ShapeRef[] }[] }
+export interface ShapeCast { shape: Shape; transform?: Transform; translation?: Vec2 }
+export interface CastShapesRequest { world_id: string; mode: CastMode; filter?: QueryFilter; casts: ShapeCast[]; at?: PastTick }
+export interface CastShapesResponse { tick: Long; tick_fraction: Raw; results: CastResult[] }
+export type HitVerdict = 'HIT_VERDICT_CONFIRMED' | 'HIT_VERDICT_BLOCKED' | 'HIT_VERDICT_MISSED';
+export interface ValidateHitRequest {
+  world_id: string; shooter_body_id: LongIn; at?: PastTick; ray: Ray; target_body_id: LongIn; filter?: QueryFilter;
+}
+export interface ValidateHitResponse { tick: Long; tick_fraction: Raw; verdict: HitVerdict; first_hit: Hit | null; target_hit: Hit | null }
+export interface ReportHashesRequest { world_id: string; first_tick: LongIn; state_hashes: LongIn[] }
+export interface ReportHashesResponse {
+  in_sync: boolean; first_divergent_tick?: Long; server_hash: Long; tick: Long; oldest_tick: Long;
+}
+export interface ExportJournalRequest { world_id: string; from_tick?: LongIn; to_tick?: LongIn }
+
+// ---- Stepping, events, state -----------------------------------------------------------------
+export interface StepCommand { tick_offset: number; update: BodyUpdate }
+export interface ContactEvent { a: ShapeRef; b: ShapeRef; point: Vec2; normal: Vec2; approach_speed: Raw }
+export interface SensorEvent { sensor: ShapeRef; visitor: ShapeRef }
+export interface TickEvents {
+  tick: Long; contact_begin: ContactEvent[]; contact_end: ContactEvent[]; sensor_enter: SensorEvent[];
+  sensor_exit: SensorEvent[]; state_hash?: Long;
+}
+export interface StepRequest {
+  world_id: string; ticks: number; commands?: StepCommand[]; omit_events?: boolean; hash_every_tick?: boolean;
+  expected_tick?: LongIn;
+}
+export interface StepResponse { tick: Long; state_hash: Long; ticks: TickEvents[]; events_truncated: boolean }
+export interface WatchEventsRequest { world_id: string }
+export interface GetStateHashRequest { world_id: string }
+export interface GetStateHashResponse { tick: Long; state_hash: Long }
+export interface GetSnapshotRequest { world_id: string }
+export interface GetSnapshotResponse { tick: Long; state_hash: Long; snapshot: Buffer }
+export interface RestoreRequest { world_id: string; snapshot: Uint8Array; expected_tick?: LongIn }
+export interface RestoreResponse { world: WorldInfo }
+
+// ---- The server ------------------------------------------------------------------------------
+export interface ServerLimits {
+  max_batch: number; max_message_bytes: Long; max_step_ticks: number; max_worlds: number; max_bodies_per_world: number;
+  history_seconds: number; max_history_ticks: number; hash_window_ticks: number; query_threads: number;
+  max_scene_bytes: Long; max_shapes_per_body: number; max_world_coordinate: Raw; max_query_translation: Raw;
+  rate_limit_rps: number; max_calls_in_flight: number;
+}
+export interface ServerFeatures {
+  auth_required: boolean; tls: boolean; client_certificate_required: boolean; journal: boolean; scenes: boolean;
+}
+export interface GetServerInfoResponse { version: string; limits: ServerLimits; features: ServerFeatures }
+
+// ---- The client ------------------------------------------------------------------------------
+export class ArbiterError extends Error {
+  /** The gRPC status code (grpc.status) and its name. */
+  code: number;
+  codeName: string;
+  /** The request field the server named ("rays[12].origin"), or null. */
+  field: string | null;
+  reason: string;
+}
+
+export interface ConnectOptions {
+  token?: string;
+  credentials?: ChannelCredentials;
+  timeoutMs?: number;
+  protoDir?: string;
+  /** Largest message sent or received; default: the server's max_message_bytes (at least 64 MiB). */
+  maxMessageBytes?: number;
+}
+
+export interface WatchStream extends AsyncGenerator<TickEvents> { cancel(): void }
+export interface QueryStream extends AsyncIterable<CastRaysResponse> {
+  write(request: CastRaysRequest): void;
+  end(): void;
+  cancel(): void;
+}
+
+export class ArbiterClient {
+  static connect(address: string, options?: ConnectOptions): Promise<ArbiterClient>;
+  /** GetServerInfo as asked at connect. */
+  info: GetServerInfoResponse;
+  readonly maxBatch: number;
+  close(): void;
+
+  getServerInfo(): Promise<GetServerInfoResponse>;
+  createWorld(request: CreateWorldRequest): Promise<CreateWorldResponse>;
+  deleteWorld(request: DeleteWorldRequest): Promise<DeleteWorldResponse>;
+  listWorlds(): Promise<ListWorldsResponse>;
+  describeWorld(request: DescribeWorldRequest): Promise<DescribeWorldResponse>;
+  addBodies(request: AddBodiesRequest): Promise<AddBodiesResponse>;
+  removeBodies(request: RemoveBodiesRequest): Promise<RemoveBodiesResponse>;
+  updateBodies(request: UpdateBodiesRequest): Promise<UpdateBodiesResponse>;
+  castRays(request: CastRaysRequest): Promise<CastRaysResponse>;
+  overlap(request: OverlapRequest): Promise<OverlapResponse>;
+  castShapes(request: CastShapesRequest): Promise<CastShapesResponse>;
+  validateHit(request: ValidateHitRequest): Promise<ValidateHitResponse>;
+  queryStream(): QueryStream;
+  step(request: StepRequest): Promise<StepResponse>;
+  watchEvents(request: WatchEventsRequest): WatchStream;
+  getStateHash(request: GetStateHashRequest): Promise<GetStateHashResponse>;
+  getSnapshot(request: GetSnapshotRequest): Promise<GetSnapshotResponse>;
+  restore(request: RestoreRequest): Promise<RestoreResponse>;
+  reportHashes(request: ReportHashesRequest): Promise<ReportHashesResponse>;
+  exportJournal(request: ExportJournalRequest): Promise<Buffer>;
+}
+
+// ---- Builders (world units in) ---------------------------------------------------------------
+export function vec2(x: number, y: number, field?: string): Vec2;
+export function circle(radius: number, center?: [number, number]): Shape;
+export function box(halfWidth: number, halfHeight: number, center?: [number, number]): Shape;
+export function polygon(points: [number, number][], radius?: number): Shape;
+export function capsule(center1: [number, number], center2: [number, number], radius: number): Shape;
+export function segment(point1: [number, number], point2: [number, number]): Shape;
+export function body(id: LongIn, type: 'static' | 'kinematic' | 'dynamic', position: [number, number], shapes: (Shape | ShapeDef)[],
+  extra?: Partial<BodyDef>): BodyDef;
+export function ray(origin: [number, number], translation: [number, number]): Ray;

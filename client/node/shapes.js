@@ -1,0 +1,46 @@
+// Message builders from world units (numbers), converted with fromUnits.
+
+import { fromUnits } from './units.js';
+
+export function vec2(x, y, field = 'vec') {
+  return { x: fromUnits(x, `${field}.x`), y: fromUnits(y, `${field}.y`) };
+}
+
+export function circle(radius, [cx, cy] = [0, 0]) {
+  return { circle: { center: vec2(cx, cy, 'circle.center'), radius: fromUnits(radius, 'circle.radius') } };
+}
+
+export function box(halfWidth, halfHeight, [cx, cy] = [0, 0]) {
+  return { box: { half_extents: vec2(halfWidth, halfHeight, 'box.half_extents'), center: vec2(cx, cy, 'box.center') } };
+}
+
+export function polygon(points, radius = 0) {
+  return {
+    polygon: { points: points.map(([x, y], i) => vec2(x, y, `polygon.points[${i}]`)), radius: fromUnits(radius, 'polygon.radius') },
+  };
+}
+
+export function capsule([x1, y1], [x2, y2], radius) {
+  return {
+    capsule: { center1: vec2(x1, y1, 'capsule.center1'), center2: vec2(x2, y2, 'capsule.center2'), radius: fromUnits(radius, 'capsule.radius') },
+  };
+}
+
+export function segment([x1, y1], [x2, y2]) {
+  return { segment: { point1: vec2(x1, y1, 'segment.point1'), point2: vec2(x2, y2, 'segment.point2') } };
+}
+
+/** A BodyDef: type 'static' | 'kinematic' | 'dynamic', at [x, y], with shapes. */
+export function body(id, type, [x, y], shapes, extra = {}) {
+  return {
+    id: BigInt(id),
+    type: `BODY_TYPE_${type.toUpperCase()}`,
+    transform: { position: vec2(x, y, 'transform.position') },
+    shapes: shapes.map((shape) => ('shape' in shape ? shape : { shape })),
+    ...extra,
+  };
+}
+
+export function ray([ox, oy], [tx, ty]) {
+  return { origin: vec2(ox, oy, 'ray.origin'), translation: vec2(tx, ty, 'ray.translation') };
+}

@@ -1,0 +1,14 @@
+// Compiled by `tsc --noEmit` (run-tests.sh), never run: index.d.ts accepts
+// the README's program and refuses a plain number where a raw value goes.
+import { ArbiterClient, body, circle, fromUnits, ray, toUnits, type CastRaysResponse } from '../index.js';
+
+export async function sample(client: ArbiterClient): Promise<number> {
+  await client.createWorld({ world_id: 'w', bodies: [body(1, 'static', [0, 0], [circle(1.5)])] });
+  const reply: CastRaysResponse = await client.castRays({ world_id: 'w', mode: 'CAST_MODE_CLOSEST', rays: [ray([0, 5], [0, -10])] });
+  const radius = { circle: { radius: fromUnits(1.5) } };
+  // @ts-expect-error a number is not a raw value
+  const wrong = { circle: { radius: 1.5 } } satisfies typeof radius;
+  void wrong;
+  for await (const events of client.watchEvents({ world_id: 'w' })) void events.tick;
+  return toUnits(reply.results[0].hits[0].fraction);
+}

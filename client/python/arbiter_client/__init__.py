@@ -1,0 +1,22 @@
+"""arbiter_client: a Python client of the Arbiter collision service.
+
+Needs Debian's python3-grpcio and python3-protobuf and the stubs that the
+CMake build generates from proto/ into <build>/client/python/gen (put that
+directory and client/python on PYTHONPATH).
+"""
+
+try:
+    from arbiter.v1 import arbiter_pb2 as pb  # noqa: F401
+except ImportError as e:  # pragma: no cover
+    raise ImportError("arbiter_client needs the generated stubs: build the project (cmake --build build) and put "
+                      "build/client/python/gen on PYTHONPATH") from e
+
+from .client import Client
+from .errors import ArbiterError, ArbiterValueError
+from .messages import (Answer, CastResult, Hit, Verdict, aabb_query, body, box, capsule, circle, past_tick,
+                       point_query, polygon, ray, segment, shape_cast, shape_query, transform, vec2)
+from .units import fixed_from_double, to_raw, to_units
+
+__all__ = ["Client", "ArbiterError", "ArbiterValueError", "Answer", "CastResult", "Hit", "Verdict", "aabb_query",
+           "body", "box", "capsule", "circle", "past_tick", "point_query", "polygon", "ray", "segment",
+           "shape_cast", "shape_query", "transform", "vec2", "fixed_from_double", "to_raw", "to_units"]

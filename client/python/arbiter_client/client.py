@@ -1,0 +1,234 @@
+"""Client: one method per arbiter.v1 RPC (unary calls as methods, streams as
+iterators), world units in, floats and raw ints out, ArbiterError on failure.
+
+Batches longer than the server's max_batch (from GetServerInfo, asked once
+at connect) are split into several calls: for queries that is invisible
+(but the parts may answer at different ticks if someone steps meanwhile:
+Answer.tick is the first part's); for AddBodies, RemoveBodies and
+UpdateBodies each part is all-or-nothing, the whole is not.
+"""
+
+import grpc
+
+from arbiter.v1 import arbiter_pb2 as pb
+from arbiter.v1 import arbiter_pb2_grpc as pb_grpc
+
+from . import messages as m
+from .errors import ArbiterError
+
+DEFAULT_MESSAGE_BYTES = 64 << 20
+
+
+def _chunks(items, size):
+    items = list(items)
+    return [items[i:i + size] for i in range(0, len(items), size)] or [[]]
+
+
+class Client:
+    """A connection to an arbiter-server at `target` ("host:port").
+
+    `token`: sent as "authorization: Bearer <token>". `credentials`: a
+    grpc.ssl_channel_credentials for TLS servers; None: plaintext.
+    `timeout`: seconds per unary call. The channel accepts replies up to
+    the server's max_message_bytes."""
+
+    def __init__(self, target, token=None, credentials=None, timeout=60.0):
+        self._target = target
+        self._credentials = credentials
+        self._metadata = (("authorization", f"Bearer {token}"),) if token else ()
+        self._timeout = timeout
+        self._open(DEFAULT_MESSAGE_BYTES)
+        self.info = self.get_server_info()
+        limit = self.info.limits.max_message_bytes
+        if limit > DEFAULT_MESSAGE_BYTES:
+            self._channel.close()
+            self._open(min(limit, 2**31 - 1))
+
+    def _open(self, max_bytes):
+        options = [("grpc.max_receive_message_length", max_bytes), ("grpc.max_send_message_length", max_bytes)]
+        if self._credentials is None:
+            self._channel = grpc.insecure_channel(self._target, options=options)
+        else:
+            self._channel = grpc.secure_channel(self._target, self._credentials, options=options)
+        self._stub = pb_grpc.ArbiterStub(self._channel)
+
+    def close(self):
+        self._channel.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    @property
+    def max_batch(self):
+        return max(1, self.info.limits.max_batch)
+
+    def _call(self, method, request):
+        try:
+            return getattr(self._stub, method)(request, timeout=self._timeout, metadata=self._metadata)
+        except grpc.RpcError as e:
+            raise ArbiterError.from_rpc(e) from None
+
+    def _stream(self, responses):
+        try:
+            yield from responses
+        except grpc.RpcError as e:
+            if e.code() != grpc.StatusCode.CANCELLED:
+                raise ArbiterError.from_rpc(e) from None
+
+    # ---- The server ------------------------------------------------------------------------
+    def get_server_info(self):
+        """GetServerInfoResponse: version, limits, features."""
+        return self._call("GetServerInfo", pb.GetServerInfoRequest())
+
+    # ---- Worlds ----------------------------------------------------------------------------
+    def create_world(self, world_id, gravity=(0, 0), tick_hz=0, bodies=(), scene="", max_bodies=0,
+                     history_ticks=0):
+        """Creates a world; bodies beyond one batch are added afterwards. The WorldInfo."""
+        parts = _chunks(bodies, self.max_batch)
+        reply = self._call("CreateWorld", pb.CreateWorldRequest(
+            world_id=world_id, gravity=m.vec2(gravity, "gravity"), tick_hz=tick_hz, scene=scene,
+            max_bodies=max_bodies, history_ticks=history_ticks, bodies=parts[0]))
+        for part in parts[1:]:
+            self.add_bodies(world_id, part)
+        return reply.world if len(parts) == 1 else self.describe_world(world_id).world
+
+    def delete_world(self, world_id):
+        """The tick the world had."""
+        return self._call("DeleteWorld", pb.DeleteWorldRequest(world_id=world_id)).tick
+
+    def list_worlds(self):
+        return list(self._call("ListWorlds", pb.ListWorldsRequest()).worlds)
+
+    def describe_world(self, world_id, include_bodies=False):
+        return self._call("DescribeWorld", pb.DescribeWorldRequest(world_id=world_id, include_bodies=include_bodies))
+
+    # ---- Bodies ----------------------------------------------------------------------------
+    def add_bodies(self, world_id, bodies, expected_tick=None):
+        """The body count after the last part."""
+        for part in _chunks(bodies, self.max_batch):
+            reply = self._call("AddBodies", pb.AddBodiesRequest(world_id=world_id, bodies=part,
+                                                                expected_tick=expected_tick))
+        return reply.body_count
+
+    def remove_bodies(self, world_id, body_ids, expected_tick=None):
+        for part in _chunks(body_ids, self.max_batch):
+            reply = self._call("RemoveBodies", pb.RemoveBodiesRequest(world_id=world_id, body_ids=part,
+                                                                      expected_tick=expected_tick))
+        return reply.body_count
+
+    def update_bodies(self, world_id, updates, expected_tick=None):
+        """`updates`: pb.BodyUpdate messages (see set_transform / set_velocity)."""
+        for part in _chunks(updates, self.max_batch):
+            reply = self._call("UpdateBodies", pb.UpdateBodiesRequest(world_id=world_id, updates=part,
+                                                                      expected_tick=expected_tick))
+        return reply.tick
+
+    @staticmethod
+    def set_transform(body_id, position, rotation=None):
+        return pb.BodyUpdate(body_id=body_id, transform=m.transform(position, rotation))
+
+    @staticmethod
+    def set_velocity(body_id, linear, angular=0):
+        return pb.BodyUpdate(body_id=body_id, velocity=pb.Velocity(
+            linear=m.vec2(linear, "velocity.linear"), angular=m.to_raw(angular, "velocity.angular")))
+
+    # ---- Queries ---------------------------------------------------------------------------
+    def _split_query(self, method, items, make, results_of):
+        tick = fraction = None
+        results = []
+        for part in _chunks(items, self.max_batch):
+            reply = self._call(method, make(part))
+            if tick is None:
+                tick, fraction = reply.tick, reply.tick_fraction
+            results.extend(results_of(reply.results))
+        return m.Answer(tick, fraction, results)
+
+    def cast_rays(self, world_id, rays, mode="closest", filter=None, at=None):
+        """`rays`: (origin, translation) pairs in units, or pb.Ray. An Answer of CastResults."""
+        rays = [m.ray(*r) if isinstance(r, tuple) else m.ray(r, None) for r in rays]
+        mode, at = m.cast_mode(mode), m.past_tick(at)
+        return self._split_query("CastRays", rays, lambda part: pb.CastRaysRequest(
+            world_id=world_id, mode=mode, filter=filter, rays=part, at=at), m.cast_results)
+
+    def overlap(self, world_id, queries, filter=None, at=None):
+        """`queries`: point_query / aabb_query / shape_query. An Answer of [(body id, shape index)] lists."""
+        at = m.past_tick(at)
+        return self._split_query("Overlap", queries, lambda part: pb.OverlapRequest(
+            world_id=world_id, filter=filter, queries=part, at=at), m.overlap_results)
+
+    def cast_shapes(self, world_id, casts, mode="closest", filter=None, at=None):
+        """`casts`: shape_cast(...) messages. An Answer of CastResults."""
+        mode, at = m.cast_mode(mode), m.past_tick(at)
+        return self._split_query("CastShapes", casts, lambda part: pb.CastShapesRequest(
+            world_id=world_id, mode=mode, filter=filter, casts=part, at=at), m.cast_results)
+
+    def validate_hit(self, world_id, shooter_body_id, target_body_id, origin, translation, at=None, filter=None):
+        reply = self._call("ValidateHit", pb.ValidateHitRequest(
+            world_id=world_id, shooter_body_id=shooter_body_id, target_body_id=target_body_id,
+            ray=m.ray(origin, translation), at=m.past_tick(at), filter=filter))
+        return m.Verdict(reply.tick, m.VERDICTS.get(reply.verdict, "unspecified"),
+                         m.Hit.of(reply.first_hit) if reply.HasField("first_hit") else None,
+                         m.Hit.of(reply.target_hit) if reply.HasField("target_hit") else None)
+
+    def query_stream(self, requests):
+        """QueryStream: an iterator of CastRaysResponse, one per pb.CastRaysRequest, in order."""
+        return self._stream(self._stub.QueryStream(iter(requests), metadata=self._metadata))
+
+    # ---- Stepping and state ----------------------------------------------------------------
+    def step(self, world_id, ticks=1, commands=(), omit_events=False, hash_every_tick=False, expected_tick=None):
+        """StepResponse (tick, state_hash, per-tick events)."""
+        return self._call("Step", pb.StepRequest(world_id=world_id, ticks=ticks, commands=commands,
+                                                 omit_events=omit_events, hash_every_tick=hash_every_tick,
+                                                 expected_tick=expected_tick))
+
+    def watch_events(self, world_id):
+        """An iterator of TickEvents for every tick stepped from now on; ends
+        when the world is deleted or the server stops (ArbiterError), or
+        quietly when cancelled with .cancel() on the returned iterator."""
+        return _Watch(self, self._stub.WatchEvents(pb.WatchEventsRequest(world_id=world_id),
+                                                   metadata=self._metadata))
+
+    def get_state_hash(self, world_id):
+        """(tick, state hash)."""
+        reply = self._call("GetStateHash", pb.GetStateHashRequest(world_id=world_id))
+        return reply.tick, reply.state_hash
+
+    def get_snapshot(self, world_id):
+        return self._call("GetSnapshot", pb.GetSnapshotRequest(world_id=world_id))
+
+    def restore(self, world_id, snapshot, expected_tick=None):
+        return self._call("Restore", pb.RestoreRequest(world_id=world_id, snapshot=snapshot,
+                                                       expected_tick=expected_tick)).world
+
+    def report_hashes(self, world_id, first_tick, state_hashes):
+        """In batches of max_batch; the first reply that is out of sync, else the last."""
+        for i, part in enumerate(_chunks(state_hashes, self.max_batch)):
+            reply = self._call("ReportHashes", pb.ReportHashesRequest(
+                world_id=world_id, first_tick=first_tick + i * self.max_batch, state_hashes=part))
+            if not reply.in_sync:
+                break
+        return reply
+
+    def export_journal(self, world_id, from_tick=0, to_tick=0):
+        """The export file's bytes (servers with a journal)."""
+        chunks = self._stub.ExportJournal(pb.ExportJournalRequest(world_id=world_id, from_tick=from_tick,
+                                                                  to_tick=to_tick), metadata=self._metadata)
+        return b"".join(c.data for c in self._stream(chunks))
+
+
+class _Watch:
+    def __init__(self, client, call):
+        self._call = call
+        self._events = client._stream(call)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self._events)
+
+    def cancel(self):
+        self._call.cancel()

@@ -1,0 +1,188 @@
+"""Every RPC through arbiter_client against a live server (max_batch 100)."""
+
+import itertools
+import queue
+import threading
+
+import grpc
+import pytest
+
+import arbiter_client as ac
+from arbiter.v1 import arbiter_pb2 as pb
+from arbiter.v1 import geometry_pb2 as geo
+
+_ids = itertools.count()
+
+
+def world_id():
+    return f"py-{next(_ids)}"
+
+
+@pytest.fixture
+def client(server):
+    with ac.Client(server.address) as c:
+        yield c
+
+
+def small_world(client, wid, **kw):
+    return client.create_world(wid, gravity=(0, -10), bodies=[
+        ac.body(1, "static", (0, -1), [ac.box(40, 1)]),
+        ac.body(2, "dynamic", (0, 5), [ac.box(1, 1)]),
+        ac.body(3, "dynamic", (5, 8), [ac.circle(0.5)]),
+    ], **kw)
+
+
+def test_server_info_is_the_servers_flags(client):
+    info = client.get_server_info()
+    assert info.limits.max_batch == 100
+    assert info.version.count(".") == 2
+    assert not info.features.auth_required and not info.features.tls
+
+
+def test_worlds_create_list_describe_delete(client):
+    wid = world_id()
+    world = small_world(client, wid)
+    assert world.world_id == wid and world.body_count == 3 and world.tick == 0
+    assert ac.to_units(world.gravity.y) == -10.0
+    assert wid in [w.world_id for w in client.list_worlds()]
+    described = client.describe_world(wid, include_bodies=True)
+    assert [b.id for b in described.bodies] == [1, 2, 3]
+    assert ac.to_units(described.bodies[2].transform.position.x) == 5.0
+    assert client.delete_world(wid) == 0
+    with pytest.raises(ac.ArbiterError) as e:
+        client.describe_world(wid)
+    assert e.value.code == grpc.StatusCode.NOT_FOUND
+
+
+def test_bodies_added_past_max_batch_are_split(client):
+    wid = world_id()
+    client.create_world(wid)
+    bodies = [ac.body(100 + i, "static", (i * 3, 0), [ac.circle(1)]) for i in range(250)]
+    assert client.add_bodies(wid, bodies) == 250
+    assert client.remove_bodies(wid, [100 + i for i in range(120)]) == 130
+    client.update_bodies(wid, [client.set_transform(240, (1000, 1000))])
+    assert client.overlap(wid, [ac.point_query((1000, 1000))]).results == [[(240, 0)]]
+
+
+def test_rays_past_max_batch_are_split_and_answered_in_order(client):
+    wid = world_id()
+    client.create_world(wid, bodies=[ac.body(i + 1, "static", (i * 4, 0), [ac.circle(1)]) for i in range(60)])
+    rays = [((i * 2, 10), (0, -20)) for i in range(250)]  # even i hits body i/2 + 1 at y = 1
+    answer = client.cast_rays(wid, rays)
+    assert len(answer.results) == 250 and answer.tick == 0
+    for i, r in enumerate(answer.results):
+        if i % 2 == 0 and i // 2 < 60:
+            assert r.hit and r.hits[0].body_id == i // 2 + 1
+            hit = r.hits[0]
+            assert hit.point == (i * 2, pytest.approx(1.0, abs=1e-6))
+            assert hit.point == tuple(ac.to_units(v) for v in hit.point_raw)
+            assert hit.fraction == pytest.approx(9 / 20, abs=1e-9) and hit.normal == (0.0, 1.0)
+        elif i // 2 >= 60:
+            assert not r.hit
+    everything = client.cast_rays(wid, [((-10, 0), (300, 0))], mode="all").results[0]
+    assert [h.body_id for h in everything.hits] == list(range(1, 61))
+
+
+def test_overlap_and_shape_casts(client):
+    wid = world_id()
+    small_world(client, wid)
+    answer = client.overlap(wid, [ac.point_query((0, 5)), ac.aabb_query((4, 7), (6, 9)),
+                                  ac.shape_query(ac.circle(100)), ac.point_query((30, 30))])
+    assert answer.results == [[(2, 0)], [(3, 0)], [(1, 0), (2, 0), (3, 0)], []]
+    sweep = client.cast_shapes(wid, [ac.shape_cast(ac.circle(0.5), (0, 20), (0, -30))])
+    hit = sweep.results[0].hits[0]
+    assert hit.body_id == 2 and hit.fraction == pytest.approx((20 - 6.5) / 30, abs=1e-9)
+
+
+def subscribed_watch(client, wid):
+    """A watch the server has subscribed (it does so some time after the call
+    starts): single ticks are stepped until its first event arrives. The
+    watch, its events so far (a queue filled by a reader thread)."""
+    watch = client.watch_events(wid)
+    events = queue.Queue()
+    threading.Thread(target=lambda: [events.put(e) for e in watch], daemon=True).start()
+    for _ in range(1000):
+        client.step(wid, ticks=1, omit_events=True)
+        try:
+            return watch, events, events.get(timeout=0.01)
+        except queue.Empty:
+            pass
+    raise AssertionError("the watch never delivered an event")
+
+
+def test_step_watch_hashes_snapshot_restore(client):
+    wid = world_id()
+    small_world(client, wid)
+    watch, events, first = subscribed_watch(client, wid)
+    start = client.describe_world(wid).world.tick
+    stepped = client.step(wid, ticks=120, hash_every_tick=True)
+    assert stepped.tick == start + 120 and len(stepped.ticks) == 120
+    seen = [first]
+    while seen[-1].tick < stepped.tick:
+        seen.append(events.get(timeout=60))
+    watch.cancel()
+    assert [t.tick for t in seen] == list(range(first.tick, stepped.tick + 1))
+    assert seen[-120:] == list(stepped.ticks)  # the watch saw what the step returned
+    tick, digest = client.get_state_hash(wid)
+    assert (tick, digest) == (stepped.tick, stepped.state_hash)
+    report = client.report_hashes(wid, start + 1, [t.state_hash for t in stepped.ticks])  # two calls of 100 and 20
+    assert report.in_sync and report.server_hash == digest
+    bad = client.report_hashes(wid, start + 1, [t.state_hash for t in stepped.ticks[:5]] + [1234])
+    assert not bad.in_sync and bad.first_divergent_tick == start + 6
+    snapshot = client.get_snapshot(wid)
+    client.step(wid, ticks=5)
+    restored = client.restore(wid, snapshot.snapshot, expected_tick=stepped.tick + 5)
+    assert restored.tick == stepped.tick and restored.state_hash == digest
+
+
+def test_past_ticks_and_validate_hit(client):
+    wid = world_id()
+    client.create_world(wid, bodies=[ac.body(1, "kinematic", (0, 0), [ac.circle(1)], velocity=(60, 0)),
+                                     ac.body(2, "static", (-20, 0), [ac.circle(1)])])
+    client.step(wid, ticks=10)  # body 1 moved 10 units to x = 10
+    live = client.cast_rays(wid, [((0, 10), (0, -20))])
+    past = client.cast_rays(wid, [((0, 10), (0, -20))], at=0)
+    assert not live.results[0].hit and past.results[0].hits[0].body_id == 1 and past.tick == 0
+    half = client.cast_rays(wid, [((5.2, 10), (0, -20))], at=(4, 0.5))  # x = 4.5
+    assert half.results[0].hit and half.tick == 4 and half.tick_fraction_raw == ac.to_raw(0.5)
+    confirmed = client.validate_hit(wid, 2, 1, (-18, 0), (20, 0), at=0)
+    assert confirmed.verdict == "confirmed" and confirmed.target_hit.point == (pytest.approx(-1.0, abs=1e-6), 0.0)
+    assert client.validate_hit(wid, 2, 1, (-18, 0), (20, 0)).verdict == "missed"
+
+
+def test_query_stream_answers_in_order(client):
+    wid = world_id()
+    small_world(client, wid)
+    requests = [pb.CastRaysRequest(world_id=wid, mode=pb.CAST_MODE_CLOSEST, request_tag=i,
+                                   rays=[ac.ray((x, 20), (0, -40))]) for i, x in enumerate([0, 5, 30])]
+    replies = list(client.query_stream(requests))
+    assert [r.request_tag for r in replies] == [0, 1, 2]
+    assert [r.results[0].hits[0].body_id if r.results[0].hit else None for r in replies] == [2, 3, 1]
+
+
+def test_export_journal(journaled_server):
+    with ac.Client(journaled_server.address) as client:
+        wid = world_id()
+        small_world(client, wid)
+        client.step(wid, ticks=3)
+        data = client.export_journal(wid)
+        assert len(data) > 100
+    with ac.Client(journaled_server.address) as other, pytest.raises(ac.ArbiterError) as e:
+        other.export_journal("no-such-world")
+    assert e.value.code == grpc.StatusCode.NOT_FOUND
+
+
+def test_errors_carry_code_field_and_reason(client):
+    wid = world_id()
+    small_world(client, wid)
+    with pytest.raises(ac.ArbiterError) as e:
+        client.add_bodies(wid, [ac.body(2, "static", (0, 0), [ac.circle(1)])])
+    assert e.value.code == grpc.StatusCode.ALREADY_EXISTS and e.value.field
+    with pytest.raises(ac.ArbiterError) as e:
+        client.cast_rays(wid, [pb.Ray(origin=geo.Vec2(x=1 << 62), translation=geo.Vec2(y=1))])
+    assert e.value.code == grpc.StatusCode.OUT_OF_RANGE and e.value.field.startswith("rays[0]")
+    with pytest.raises(ac.ArbiterValueError) as e:  # refused before sending
+        ac.circle(float("nan"))
+    assert e.value.field == "circle.radius"
+    with pytest.raises(ac.ArbiterValueError):
+        client.cast_rays(wid, [((0, 0), (1, 0))], mode="nearest")
