@@ -3,8 +3,9 @@
 # this): no floating point except Fixed's edge conversions (fixed.h,
 # fixed.cc) and the C interface's raw helpers that call them
 # (arbiter/c/arbiter.h, c_api/raw.cc), and nothing else in core/ calls
-# them; no unordered containers, hashing of keys or pointer-derived ordering, whose iteration order could
-# reach a result. Comment lines are skipped. Prints each offending line.
+# them; no unordered containers, hashing of keys or pointer-derived
+# ordering, whose iteration order could reach a result. Comment lines are
+# skipped. Prints each offending line.
 set -uo pipefail
 core="${1:?usage: check_core_sources.sh CORE_DIR}"
 status=0

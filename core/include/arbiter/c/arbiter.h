@@ -286,8 +286,7 @@ ARB_API arb_status arb_world_set_transform(arb_world* world, uint64_t id, const 
 ARB_API arb_status arb_world_set_velocity(arb_world* world, uint64_t id, const arb_vec2* linear, int64_t angular,
                                           arb_error* error);
 ARB_API arb_status arb_world_set_shape_filter(arb_world* world, uint64_t id, uint32_t shape_index,
-                                              const arb_filter* filter,
-                                              arb_error* error);
+                                              const arb_filter* filter, arb_error* error);
 
 /* Every body id, ascending. *count receives the body count. */
 ARB_API arb_status arb_world_body_ids(const arb_world* world, uint64_t* ids, size_t capacity, size_t* count,
@@ -396,32 +395,30 @@ ARB_API arb_status arb_world_cast_rays_closest(const arb_world* world, const arb
 
 /* Shapes containing the point (boundary included), by (body id, shape index). */
 ARB_API arb_status arb_world_overlap_point(const arb_world* world, const arb_vec2* point,
-                                           const arb_query_filter* filter,
-                                           arb_shape_ref* refs, size_t capacity, size_t* count, arb_error* error);
-/* Shapes touching the box (exact shape test; touching counts). */
-ARB_API arb_status arb_world_overlap_aabb(const arb_world* world, const arb_aabb* box,
-                                          const arb_query_filter* filter,
-                                          arb_shape_ref* refs, size_t capacity, size_t* count, arb_error* error);
-/* Shapes touching `shape` placed at `transform`. */
-ARB_API arb_status arb_world_overlap_shape(const arb_world* world, const arb_shape* shape,
-                                   const arb_transform* transform,
                                            const arb_query_filter* filter, arb_shape_ref* refs, size_t capacity,
                                            size_t* count, arb_error* error);
+/* Shapes touching the box (exact shape test; touching counts). */
+ARB_API arb_status arb_world_overlap_aabb(const arb_world* world, const arb_aabb* box,
+                                          const arb_query_filter* filter, arb_shape_ref* refs, size_t capacity,
+                                          size_t* count, arb_error* error);
+/* Shapes touching `shape` placed at `transform`. */
+ARB_API arb_status arb_world_overlap_shape(const arb_world* world, const arb_shape* shape,
+                                           const arb_transform* transform, const arb_query_filter* filter,
+                                           arb_shape_ref* refs, size_t capacity, size_t* count, arb_error* error);
 
 /* `shape` at `transform` moved by `translation` (a sweep): the first hit,
  * every hit, or whether anything is hit. */
 ARB_API arb_status arb_world_cast_shape_closest(const arb_world* world, const arb_shape* shape,
-                                   const arb_transform* transform,
-                                                const arb_vec2* translation, const arb_query_filter* filter,
-                                                arb_cast_hit* out, int32_t* hit, arb_error* error);
+                                                const arb_transform* transform, const arb_vec2* translation,
+                                                const arb_query_filter* filter, arb_cast_hit* out, int32_t* hit,
+                                                arb_error* error);
 ARB_API arb_status arb_world_cast_shape_all(const arb_world* world, const arb_shape* shape,
-                                   const arb_transform* transform,
-                                            const arb_vec2* translation, const arb_query_filter* filter, arb_cast_hit* hits,
-                                            size_t capacity, size_t* count, arb_error* error);
+                                            const arb_transform* transform, const arb_vec2* translation,
+                                            const arb_query_filter* filter, arb_cast_hit* hits, size_t capacity,
+                                            size_t* count, arb_error* error);
 ARB_API arb_status arb_world_cast_shape_any(const arb_world* world, const arb_shape* shape,
-                                   const arb_transform* transform,
-                                            const arb_vec2* translation, const arb_query_filter* filter, int32_t* hit,
-                                            arb_error* error);
+                                            const arb_transform* transform, const arb_vec2* translation,
+                                            const arb_query_filter* filter, int32_t* hit, arb_error* error);
 
 #ifdef __cplusplus
 }  // extern "C"
