@@ -21,7 +21,9 @@
 # static cross builds for aarch64 (qemu-aarch64), i686 (32-bit x86, no
 # __int128, run directly by the x86-64 kernel, or under qemu-i386 where the
 # kernel has no 32-bit support) and s390x (big-endian,
-# qemu-s390x). Every cell runs the full scenarios by default: measured on
+# qemu-s390x); wasm32: emscripten's em++ -O2, the runner built over the C
+# interface (arbiter_digest_c, as browsers embed the core) and run under
+# node. Every cell runs the full scenarios by default: measured on
 # 2 cores, the slowest (s390x under qemu) takes about a minute.
 # Thread count: nothing in the core runs threads, so there is no 1-vs-N
 # thread cell (README "Determinism").
@@ -64,6 +66,7 @@ cells=(
   "aarch64-O2|aarch64-linux-gnu|-O2 -DNDEBUG||qemu-aarch64"
   "i686-O2|i686-linux-gnu|-O2 -DNDEBUG||native-or-qemu-i386"
   "s390x-O2|s390x-linux-gnu|-O2 -DNDEBUG||qemu-s390x"
+  "wasm32-O2|emcc|-O2 -DNDEBUG||node"
 )
 reference_cell=gcc-O2
 
@@ -113,11 +116,27 @@ run_cell() {
   local log="$dir/digest.log"
   local -a configure=(cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=None "-DCMAKE_CXX_FLAGS=$flags"
     -DARBITER_BUILD_BENCH=OFF)
+  local target=arbiter_digest binary=arbiter_digest
   case "$compiler" in
     g++|clang++)
       # Native cells configure the CORE_ONLY tree (core tests included) and
       # build just the runner.
       configure+=(-DCMAKE_CXX_COMPILER="$compiler" -DARBITER_CORE_ONLY=ON -DARBITER_BUILD_TESTS=ON)
+      ;;
+    emcc)
+      # WebAssembly: emcmake supplies emscripten's toolchain file; its
+      # optimizer needs Debian's acorn (NODE_PATH). The runner goes through
+      # the C interface and its output is JavaScript + wasm for node.
+      command -v emcmake >/dev/null || {
+        notes+=("$name: emcmake not found (run scripts/install-deps.sh emscripten)")
+        rows+=("$name|-|NOT BUILT|-|-")
+        failed=1
+        return
+      }
+      export NODE_PATH="${NODE_PATH:-/usr/share/nodejs}"
+      configure=(emcmake "${configure[@]}" -DARBITER_DIGEST_ONLY=ON)
+      target=arbiter_digest_c
+      binary=arbiter_digest_c.js
       ;;
     *)
       # Cross cells: no GoogleTest for the target, so only the runner.
@@ -136,7 +155,7 @@ run_cell() {
   echo "=== $name: configure and build ($compiler $flags $extra)"
   local start=$SECONDS
   if ! { "${configure[@]}" >"$dir/configure.log" 2>&1 &&
-    cmake --build "$dir" --target arbiter_digest -j "$jobs" >"$dir/build.log" 2>&1; }; then
+    cmake --build "$dir" --target "$target" -j "$jobs" >"$dir/build.log" 2>&1; }; then
     notes+=("$name: build failed, see $dir/configure.log and $dir/build.log")
     rows+=("$name|-|BUILD FAILED|$((SECONDS - start))|-")
     failed=1
@@ -153,8 +172,13 @@ run_cell() {
     fi
   fi
   local -a cmd=()
-  [ -n "$runner" ] && cmd+=("$runner")
-  cmd+=("$dir/tests/determinism/arbiter_digest")
+  # node 20 fetches the .wasm unless told not to (the file is beside the .js).
+  if [ "$runner" = node ]; then
+    cmd+=(node --no-experimental-fetch)
+  elif [ -n "$runner" ]; then
+    cmd+=("$runner")
+  fi
+  cmd+=("$dir/tests/determinism/$binary")
   [ -n "$mode_flag" ] && cmd+=("$mode_flag")
   if [ "$name" = "$reference_cell" ]; then
     cmd+=(--trace "$reference_trace")

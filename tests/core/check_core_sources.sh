@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # What core/ promises for determinism, checked on its sources (CTest runs
 # this): no floating point except Fixed's edge conversions (fixed.h,
-# fixed.cc), and nothing else in core/ calls them; no unordered containers,
-# hashing of keys or pointer-derived ordering, whose iteration order could
-# reach a result. Comment lines are skipped. Prints each offending line.
+# fixed.cc) and the C interface's raw helpers that call them
+# (arbiter/c/arbiter.h, c_api/raw.cc), and nothing else in core/ calls
+# them; no unordered containers, hashing of keys or pointer-derived
+# ordering, whose iteration order could reach a result. Comment lines are
+# skipped. Prints each offending line.
 set -uo pipefail
 core="${1:?usage: check_core_sources.sh CORE_DIR}"
 status=0
@@ -26,9 +28,9 @@ report() {
 }
 
 report "uses floating point outside Fixed's conversions" \
-  "$(scan '\b(float|double)\b|std::(sqrt|sin|cos|tan|atan2?|pow|exp|log|hypot|fma)\b|<cmath>' '/fixed\.(h|cc):')"
+  "$(scan '\b(float|double)\b|std::(sqrt|sin|cos|tan|atan2?|pow|exp|log|hypot|fma)\b|<cmath>' '/fixed\.(h|cc):|/c/arbiter\.h:|/c_api/raw\.cc:')"
 report "calls the double conversions" \
-  "$(scan '\b(FromDouble|ToDouble|IsRepresentable)\b' '/fixed\.(h|cc):')"
+  "$(scan '\b(FromDouble|ToDouble|IsRepresentable)\b' '/fixed\.(h|cc):|/c/arbiter\.h:|/c_api/raw\.cc:')"
 report "uses unordered containers, key hashing or pointer-derived order" \
   "$(scan 'unordered_(map|set|multimap|multiset)|std::hash\b|uintptr_t|intptr_t' '')"
 

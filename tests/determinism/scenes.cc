@@ -2,6 +2,7 @@
 #include <chrono>
 
 #include "digest.h"
+#include "runner_world.h"
 #include "scenarios.h"
 
 namespace arbiter::determinism {
@@ -12,8 +13,8 @@ double Now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-World BuildWorld(const SceneData& scene, Digest* load) {
-  World world(scene.world);
+RunnerWorld BuildWorld(const SceneData& scene, Digest* load) {
+  RunnerWorld world(scene.world);
   const Status status = world.AddBodies(scene.bodies);
   load->Code(status);
   load->U64(world.StateHash());
@@ -47,7 +48,7 @@ ScenarioResult RunRain(const SceneData& scene, int ticks) {
   const double start = Now();
   ScenarioResult result{"rain-2k", "tick", {}, 0, 0};
   Digest load;
-  World world = BuildWorld(scene, &load);
+  RunnerWorld world = BuildWorld(scene, &load);
   result.items.push_back(load.Value());
   TickEvents events;
   for (int i = 0; i < ticks; ++i) {
@@ -67,7 +68,7 @@ std::vector<ScenarioResult> RunArena(const SceneData& scene, const QueryData& qu
   std::vector<ScenarioResult> results;
   double start = Now();
   Digest load;
-  const World world = BuildWorld(scene, &load);
+  const RunnerWorld world = BuildWorld(scene, &load);
   results.push_back({"arena-10k.world", "state", {load.Value()}, 0, 0});
   FinishScenario(&results.back());
   results.back().seconds = Now() - start;

@@ -28,6 +28,7 @@
 #include "arbiter/core/proxy.h"
 #include "arbiter/core/world.h"
 #include "digest.h"
+#include "runner_world.h"
 #include "scenarios.h"
 #include "testing/random.h"
 
@@ -105,7 +106,7 @@ struct Script {
   Gen g;
   Scale sc;
   Digest d;
-  World world;
+  RunnerWorld world;
   std::vector<uint64_t> ids;  // live body ids, ascending (refreshed after mutations)
   uint64_t next_id;
 
@@ -533,8 +534,8 @@ struct Script {
     const std::vector<uint8_t> bytes = world.Snapshot();
     d.Size(bytes.size());
     d.U64(Xxh64(bytes.data(), bytes.size()));
-    World restored;
-    d.Code(World::Restore(bytes, &restored));
+    RunnerWorld restored;
+    d.Code(RunnerWorld::Restore(bytes, &restored));
     ++g_stats.restores;
     d.Bool(restored.StateHash() == world.StateHash());
     if (g.Chance(1, 2)) world = std::move(restored);  // carry on from the restored copy
@@ -543,8 +544,8 @@ struct Script {
       const size_t at = static_cast<size_t>(g.Below(static_cast<int>(damaged.size())));
       const uint8_t flip = static_cast<uint8_t>(1 + g.Below(255));
       damaged[at] ^= flip;
-      World other;
-      d.Code(World::Restore(damaged, &other));
+      RunnerWorld other;
+      d.Code(RunnerWorld::Restore(damaged, &other));
     }
   }
 

@@ -1,0 +1,97 @@
+// Shape construction and the definitions' defaults, for the C interface.
+#include <string>
+
+#include "arbiter/core/shapes.h"
+#include "c_world.h"
+#include "convert.h"
+
+namespace arbiter::c_api {
+namespace {
+
+// Runs a core constructor and copies its polygon out only on success.
+template <class Make>
+arb_status MakeInto(arb_polygon* out, const char* field, arb_error* error, Make&& make) {
+  return Guarded(error, [&]() -> Status {
+    if (out == nullptr) return NullError("out");
+    Polygon polygon;
+    if (Status s = ShapeStatus(make(&polygon), field); !s.ok()) return s;
+    *out = ToC(polygon);
+    return OkStatus();
+  });
+}
+
+}  // namespace
+}  // namespace arbiter::c_api
+
+using namespace arbiter;
+using namespace arbiter::c_api;
+
+extern "C" {
+
+arb_status arb_make_polygon(const arb_vec2* points, int32_t count, int64_t radius, arb_polygon* out,
+                            arb_error* error) {
+  if (points == nullptr && count > 0) return Report(NullError("points"), error);
+  return MakeInto(out, "points", error, [&](Polygon* p) {
+    if (count < 0) return ShapeError::kTooFewVertices;
+    if (count > kMaxPolygonVertices) return ShapeError::kTooManyVertices;
+    Vec2 v[kMaxPolygonVertices];
+    for (int32_t i = 0; i < count; ++i) v[i] = FromC(points[i]);
+    return MakePolygon(std::span<const Vec2>(v, static_cast<size_t>(count)), F(radius), p);
+  });
+}
+
+arb_status arb_make_box(int64_t half_width, int64_t half_height, arb_polygon* out, arb_error* error) {
+  return MakeInto(out, "box", error, [&](Polygon* p) { return MakeBox(F(half_width), F(half_height), p); });
+}
+
+arb_status arb_make_offset_box(int64_t half_width, int64_t half_height, const arb_vec2* center,
+                               const arb_rot* rotation, arb_polygon* out, arb_error* error) {
+  if (center == nullptr) return Report(NullError("center"), error);
+  if (rotation == nullptr) return Report(NullError("rotation"), error);
+  if (!IsUnitRotation(FromC(*rotation))) {
+    return Report(InvalidArgumentError("rotation: not a unit rotation (c^2 + s^2 != 1)"), error);
+  }
+  return MakeInto(out, "box", error, [&](Polygon* p) {
+    return MakeOffsetBox(F(half_width), F(half_height), FromC(*center), FromC(*rotation), p);
+  });
+}
+
+void arb_world_def_init(arb_world_def* def) {
+  if (def == nullptr) return;
+  const WorldDef d;
+  *def = {ToC(d.gravity), d.tick_hz, d.max_bodies};
+}
+
+void arb_shape_def_init(arb_shape_def* def) {
+  if (def == nullptr) return;
+  ShapeDef d;
+  d.shape = Shape::FromCircle({{}, kFixedOne});
+  *def = ToC(d);
+}
+
+void arb_body_def_init(arb_body_def* def) {
+  if (def == nullptr) return;
+  const BodyDef d;
+  *def = {};
+  def->id = d.id;
+  def->transform = ToC(d.transform);
+  def->linear_velocity = ToC(d.linear_velocity);
+  def->angular_velocity = d.angular_velocity.raw();
+  def->linear_damping = d.linear_damping.raw();
+  def->angular_damping = d.angular_damping.raw();
+  def->gravity_scale = d.gravity_scale.raw();
+  def->type = static_cast<arb_body_type>(d.type);
+  def->is_bullet = d.is_bullet ? 1 : 0;
+}
+
+void arb_query_filter_init(arb_query_filter* filter) {
+  if (filter == nullptr) return;
+  const QueryFilter q;
+  *filter = {};
+  filter->category_bits = q.category_bits;
+  filter->mask_bits = q.mask_bits;
+  filter->body_types = q.body_types;
+  filter->include_sensors = q.include_sensors ? 1 : 0;
+}
+
+}  // extern "C"
