@@ -69,6 +69,8 @@ const std::vector<CommandSpec>& Commands() {
       {"export", "FILE [--from_tick N] [--to_tick M]", "save the world's journal (server with --data_dir) for replay verify",
        "", {"from_tick", "to_tick"}, {}, RunExport},
       {"health", "[--service S]", "gRPC health check (exit 0 when SERVING)", "", {"service"}, {}, RunHealth},
+      {"info", "", "the server's version, limits and features (GetServerInfo)",
+       "Size batches by limits.max_batch and replies by limits.max_message_bytes.", {}, {}, RunInfo},
       {"demo", "", "run a few core queries in-process and print the answers", "", {}, {}, nullptr,
        [](int, char**) { return RunDemo(); }},
       {"bench", "[--seconds S] [--concurrency 1,8,64] [--batch N] [--window W] [--scene F --queries F]",

@@ -9,6 +9,9 @@
 #include <fstream>
 #include <iterator>
 
+#include <google/protobuf/text_format.h>
+#include <google/protobuf/util/json_util.h>
+
 #include "confirm.h"
 #include "output.h"
 #include "progress.h"
@@ -199,6 +202,24 @@ int RunHealth(const Context& c) {
     std::printf("%s\n", *serving ? "SERVING" : "NOT_SERVING");
   }
   return *serving ? 0 : 1;
+}
+
+int RunInfo(const Context& c) {
+  absl::StatusOr<v1::GetServerInfoResponse> info = c.client->ServerInfo();
+  if (!info.ok()) return Fail(c, info.status());
+  std::string text;
+  if (c.json) {
+    google::protobuf::util::JsonPrintOptions options;
+    options.preserve_proto_field_names = true;
+    options.always_print_primitive_fields = true;
+    if (!google::protobuf::util::MessageToJsonString(*info, &text, options).ok()) return 1;
+    std::printf("%s\n", text.c_str());
+  } else {
+    // Field names as in the contract (arbiter.proto), one per line.
+    google::protobuf::TextFormat::PrintToString(*info, &text);
+    std::printf("server %s\n%s", c.server.c_str(), text.c_str());
+  }
+  return 0;
 }
 
 }  // namespace arbiter::cli

@@ -1,6 +1,6 @@
 // A world's state and record: hash, snapshot, restore, export (the
 // journal), report-hashes (a lockstep peer's hashes against the server's),
-// and the server's health.
+// the server's health and what it is (info: GetServerInfo).
 #pragma once
 
 #include "command.h"
@@ -13,5 +13,6 @@ int RunRestore(const Context& c);
 int RunExport(const Context& c);
 int RunReportHashes(const Context& c);
 int RunHealth(const Context& c);
+int RunInfo(const Context& c);
 
 }  // namespace arbiter::cli

@@ -141,6 +141,18 @@ class CliServerTest : public ::testing::Test {
   std::string at_;
 };
 
+TEST(CliTest, Info_PrintsTheServersVersionAndLimits) {
+  ServerProcess server({"--max_batch=321", "--data_dir="});
+  ASSERT_GT(server.port(), 0) << server.first_line();
+  const CliResult r = RunCli("info --json --server " + server.address(), /*merge=*/false);
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const Json info = ParseJson(r);
+  EXPECT_EQ(info["version"], ARBITER_VERSION);
+  EXPECT_EQ(info["limits"]["max_batch"], 321);
+  const CliResult text = RunCli("info --server " + server.address(), /*merge=*/false);
+  EXPECT_THAT(text.output, HasSubstr("max_batch: 321"));
+}
+
 TEST_F(CliServerTest, CreateAddUpdateRemove_AndDescribeShapes) {
   CliResult r = Cli("create --world w --gravity 0,-10 --tick_hz 30 --history_ticks 90");
   ASSERT_EQ(r.exit_code, 0) << r.output;
