@@ -1,5 +1,6 @@
 #include "args.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -14,7 +15,8 @@ Args::Args(int argc, char** argv, int first, const std::set<std::string>& valued
       continue;
     }
     const size_t eq = arg.find('=');
-    const std::string name = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+    std::string name = arg.substr(2, eq == std::string::npos ? std::string::npos : eq - 2);
+    std::replace(name.begin(), name.end(), '-', '_');  // --max-speed is --max_speed
     if (eq != std::string::npos) {
       flags_[name] = arg.substr(eq + 1);
     } else if (valued.count(name) > 0) {

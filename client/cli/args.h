@@ -1,7 +1,8 @@
 // Command-line arguments of the `arbiter` tool: `--name=value`,
 // `--name value` (for flags that take a value) and bare `--name` switches,
 // anywhere on the line; everything else is positional. A single leading
-// dash is not a flag, so negative numbers ("-20") are positionals.
+// dash is not a flag, so negative numbers ("-20") are positionals. Dashes
+// in a flag's name are underscores (--max-speed is --max_speed).
 #pragma once
 
 #include <map>

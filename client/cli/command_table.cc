@@ -4,6 +4,7 @@
 #include "body_commands.h"
 #include "command.h"
 #include "demo.h"
+#include "move_commands.h"
 #include "query_commands.h"
 #include "render_command.h"
 #include "replay_command.h"
@@ -55,6 +56,17 @@ const std::vector<CommandSpec>& Commands() {
        "The ray from (OX, OY) along (TX, TY), fired by body SHOOTER (its shapes are ignored) at body TARGET,\n"
        "against the world at --at (default: now). Prints the verdict, the first hit and the hit on the target.",
        {"at"}, {}, RunValidate},
+      {"validate-move", "--body ID --tick T --max_speed V [--tolerance D] X1 Y1 [X2 Y2 ...]",
+       "judge a player's claimed path (ValidateMove): VALID, CORRECTED or REJECTED, with the evidence",
+       "Body ID claims to be at (X1, Y1) at tick T + 1, (X2, Y2) at T + 2, ... (T inside the history window;\n"
+       "`arbiter describe` shows the oldest tick kept). The server starts from where it had the body at T and\n"
+       "judges each step against the world as it was: longer than V / tick_hz units (V in units per second) is\n"
+       "REJECTED; ending more than D units (default 0) from where move-and-slide takes the body's shape is\n"
+       "CORRECTED, with the position to snap back to and the surfaces met. Prints the verdict, the judged\n"
+       "tick, the accepted and claimed positions, the reason and the planes met (--json: raw values too).\n"
+       "  --shape_index N (default 0), --skin S (units, default 1/64), --max_iterations N (1..16, default 4).\n"
+       "Flags may be spelt with - or _ (--max-speed).",
+       {"body", "tick", "max_speed", "tolerance", "skin", "max_iterations", "shape_index"}, {}, RunValidateMove},
       {"step", "[N] [--chunk K]", "advance N ticks (default 1), K per call (default 60)", "", {"chunk"}, {}, RunStep},
       {"watch", "[--count N]", "print each tick's contact and sensor pairs as the world steps",
        "Says on stderr when it is connected; ends after N ticks with --count, or on Ctrl-C.", {"count"}, {}, RunWatch},

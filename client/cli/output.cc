@@ -42,7 +42,9 @@ std::string Hint(const Context& c, const absl::Status& s) {
       if (Contains(s, "world_id")) return "pick another --world, or delete the old one (`arbiter delete --world ID`)";
       return "";
     case absl::StatusCode::kOutOfRange:
-      if (Contains(s, "at.tick")) return "`arbiter describe` shows the tick and the oldest tick still kept";
+      if (Contains(s, "at.tick") || Contains(s, "].tick:")) {
+        return "`arbiter describe` shows the tick and the oldest tick still kept";
+      }
       return "";
     case absl::StatusCode::kResourceExhausted:
       return "a server limit: send smaller batches (--batch) or fewer ticks per call, or ask the operator";

@@ -155,6 +155,37 @@ export class ArbiterClient {
   validateHit(request) { return this.unary('ValidateHit', request); }
 
   /**
+   * ValidateMove: one judgement per claim, in request order. The server
+   * bounds both the claims and all their positions together by max_batch:
+   * the claims go in as many calls as that takes (a single claim longer
+   * than max_batch is sent alone and refused); the reply's tick is the
+   * first call's.
+   */
+  async validateMove(request) {
+    const claims = request.claims ?? [];
+    const parts = [];
+    let part = [];
+    let steps = 0;
+    for (const claim of claims) {
+      const count = claim?.positions?.length ?? 0;
+      if (part.length > 0 && (part.length === this.maxBatch || steps + count > this.maxBatch)) {
+        parts.push(part);
+        part = [];
+        steps = 0;
+      }
+      part.push(claim);
+      steps += count;
+    }
+    parts.push(part);
+    if (parts.length === 1) return this.unary('ValidateMove', request);
+    // Checked whole first, so a bad claim in a later part fails before any call, naming its index.
+    this.wire.encode(request, 'ValidateMoveRequest', '');
+    const replies = [];
+    for (const claimsPart of parts) replies.push(await this.unary('ValidateMove', { ...request, claims: claimsPart }));
+    return { ...replies[0], judgements: replies.flatMap((r) => r.judgements) };
+  }
+
+  /**
    * QueryStream: write(request) CastRaysRequests, end() when done, and
    * iterate the replies (one per request, in order).
    */

@@ -104,6 +104,37 @@ export interface ValidateHitRequest {
   world_id: string; shooter_body_id: LongIn; at?: PastTick; ray: Ray; target_body_id: LongIn; filter?: QueryFilter;
 }
 export interface ValidateHitResponse { tick: Long; tick_fraction: Raw; verdict: HitVerdict; first_hit: Hit | null; target_hit: Hit | null }
+export type MoveVerdict = 'MOVE_VERDICT_VALID' | 'MOVE_VERDICT_CORRECTED' | 'MOVE_VERDICT_REJECTED';
+/** Body `body_id` claims to be at positions[i] at tick + i + 1 (1..max_batch positions). */
+export interface MoveClaim { body_id: LongIn; shape_index?: number; tick: LongIn; positions: Vec2[] }
+export interface ValidateMoveRequest {
+  world_id: string; claims: MoveClaim[];
+  /** Units per second, raw, > 0. */
+  max_speed: Raw;
+  /** Units, raw, >= 0: reach slack. */
+  tolerance?: Raw;
+  /** Units, raw, 2^16..2^32; 0 or absent: 1/64 unit. */
+  skin?: Raw;
+  /** 1..16; 0 or absent: 4. */
+  max_iterations?: number;
+  filter?: QueryFilter;
+}
+/** A surface a corrected move met. */
+export interface MovePlaneHit { body_id: Long; shape_index: number; normal: Vec2; point: Vec2; pushed_out: boolean }
+export interface MoveJudgement {
+  body_id: Long; verdict: MoveVerdict;
+  /** VALID: the last claimed tick; otherwise the tick of the failing step. */
+  judged_tick: Long;
+  /** The claim (VALID), the reachable position (CORRECTED) or the last accepted position (REJECTED). */
+  accepted_position: Vec2;
+  claimed_position: Vec2;
+  reason: string;
+  /** REJECTED: the claimed step's length and max_speed / tick_hz, raw units. */
+  step_length: Raw; max_step: Raw;
+  /** CORRECTED: what the server's move met, and whether it was blocked. */
+  planes: MovePlaneHit[]; blocked: boolean;
+}
+export interface ValidateMoveResponse { tick: Long; judgements: MoveJudgement[] }
 export interface ReportHashesRequest { world_id: string; first_tick: LongIn; state_hashes: LongIn[] }
 export interface ReportHashesResponse {
   in_sync: boolean; first_divergent_tick?: Long; server_hash: Long; tick: Long; oldest_tick: Long;
@@ -188,6 +219,8 @@ export class ArbiterClient {
   overlap(request: OverlapRequest): Promise<OverlapResponse>;
   castShapes(request: CastShapesRequest): Promise<CastShapesResponse>;
   validateHit(request: ValidateHitRequest): Promise<ValidateHitResponse>;
+  /** Split by max_batch over claims and their positions together; judgements in request order. */
+  validateMove(request: ValidateMoveRequest): Promise<ValidateMoveResponse>;
   queryStream(): QueryStream;
   step(request: StepRequest): Promise<StepResponse>;
   watchEvents(request: WatchEventsRequest): WatchStream;
@@ -208,3 +241,4 @@ export function segment(point1: [number, number], point2: [number, number]): Sha
 export function body(id: LongIn, type: 'static' | 'kinematic' | 'dynamic', position: [number, number], shapes: (Shape | ShapeDef)[],
   extra?: Partial<BodyDef>): BodyDef;
 export function ray(origin: [number, number], translation: [number, number]): Ray;
+export function moveClaim(bodyId: LongIn, tick: LongIn, positions: [number, number][], shapeIndex?: number): MoveClaim;

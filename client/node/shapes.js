@@ -44,3 +44,11 @@ export function body(id, type, [x, y], shapes, extra = {}) {
 export function ray([ox, oy], [tx, ty]) {
   return { origin: vec2(ox, oy, 'ray.origin'), translation: vec2(tx, ty, 'ray.translation') };
 }
+
+/** A MoveClaim: body `bodyId` (its shape `shapeIndex`) claims to be at `positions` ([x, y] units) at tick + 1, tick + 2, ... */
+export function moveClaim(bodyId, tick, positions, shapeIndex = 0) {
+  return {
+    body_id: BigInt(bodyId), shape_index: shapeIndex, tick: BigInt(tick),
+    positions: positions.map(([x, y], i) => vec2(x, y, `positions[${i}]`)),
+  };
+}

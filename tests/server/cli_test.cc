@@ -40,9 +40,18 @@ TEST(CliTest, Help_WorksAsPeopleTypeIt) {
     const CliResult r = RunCli(form, /*merge=*/true);
     EXPECT_EQ(r.exit_code, 0) << form;
     // Every command is listed, the new ones included.
-    for (const char* command : {"create", "add", "remove", "update", "validate", "report-hashes", "export", "watch"}) {
+    for (const char* command :
+         {"create", "add", "remove", "update", "validate", "validate-move", "report-hashes", "export", "watch"}) {
       EXPECT_THAT(r.output, HasSubstr(std::string("\n  ") + command + " ")) << form;
     }
+  }
+  for (const char* form : {"help validate-move", "validate-move --help"}) {
+    const CliResult r = RunCli(form, /*merge=*/true);
+    EXPECT_EQ(r.exit_code, 0) << form;
+    EXPECT_THAT(r.output, HasSubstr("usage: arbiter validate-move --body ID --tick T --max_speed V [--tolerance D] X1 Y1"))
+        << form;
+    EXPECT_THAT(r.output, HasSubstr("VALID, CORRECTED or REJECTED")) << form;
+    EXPECT_THAT(r.output, HasSubstr("--world ID")) << form;
   }
   const CliResult version = RunCli("--version");
   EXPECT_EQ(version.exit_code, 0);
@@ -285,6 +294,86 @@ TEST_F(CliServerTest, Export_WritesTheJournal_ThatReplayVerifies) {
   EXPECT_EQ(r.exit_code, 0) << r.output;
   r = Cli("export /nonexistent-dir/e.arbjournal --world e");
   EXPECT_THAT(r.output, HasSubstr("cannot write local file"));
+}
+
+// validate-move, as tests/server/move_service_test.cc: at 60 Hz a disk of
+// radius 0.5 at the origin and a wall whose face is at x = 5, judged from
+// tick 10 of 60.
+TEST_F(CliServerTest, ValidateMove_PrintsTheVerdictAndItsEvidence) {
+  ASSERT_EQ(Cli("create --world m --tick_hz 60 --history_ticks 120").exit_code, 0);
+  ASSERT_EQ(Cli("add --world m --id 1 --type kinematic --circle 0.5").exit_code, 0);
+  ASSERT_EQ(Cli("add --world m --id 2 --type static --position 6,0 --box 1,10").exit_code, 0);
+  ASSERT_EQ(Cli("step 60 --world m").exit_code, 0);
+  const std::string rules = " --world m --body 1 --tick 10 --max_speed 300 --tolerance 0.01";  // 5 units a tick
+
+  CliResult r = Cli("validate-move" + rules + " -1 0.5 -2 1 -3 1.5");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("world m, tick 60: body 1 from tick 10, 3 position(s): VALID at tick 13"));
+  EXPECT_THAT(r.output, HasSubstr("accepted: (-3, 1.5)"));
+  Json j = CliJson("validate-move" + rules + " -1 0.5 -2 1 -3 1.5");
+  EXPECT_EQ(j["verdict"], "VALID");
+  EXPECT_EQ(j["judged_tick"], 13);
+  EXPECT_EQ(j["raw"]["accepted_position"][0], -(int64_t{3} << 32));
+  EXPECT_EQ(j["raw"]["accepted_position"][1], int64_t{3} << 31);
+  EXPECT_EQ(j["planes"].size(), 0u);
+
+  // Through the wall: stopped skin-clear (1/64) of its face at tick 13.
+  r = Cli("validate-move" + rules + " 2 0 4 0 6 0 8 0");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("4 position(s): CORRECTED at tick 13"));
+  EXPECT_THAT(r.output, HasSubstr("claimed:  (6, 0)"));
+  EXPECT_THAT(r.output, HasSubstr("accepted: (4.484375, 0)  (snap the player back here)"));
+  EXPECT_THAT(r.output, HasSubstr("met:      body 2 shape 0  normal (-1, 0)  point (5, "));
+  EXPECT_THAT(r.output, HasSubstr("reason:   claimed position at tick 13"));
+  EXPECT_THAT(r.output, HasSubstr("the server's move was blocked"));
+  j = CliJson("validate-move" + rules + " 2 0 4 0 6 0 8 0");
+  EXPECT_EQ(j["verdict"], "CORRECTED");
+  EXPECT_EQ(j["raw"]["accepted_position"][0], int64_t{287} << 26);  // 4.484375
+  EXPECT_EQ(j["raw"]["claimed_position"][0], int64_t{6} << 32);
+  ASSERT_EQ(j["planes"].size(), 1u);
+  EXPECT_EQ(j["planes"][0]["body_id"], 2);
+  EXPECT_EQ(j["planes"][0]["raw"]["normal"][0], -(int64_t{1} << 32));
+  EXPECT_EQ(j["planes"][0]["raw"]["point"][0], int64_t{5} << 32);
+  EXPECT_EQ(j["blocked"], true);
+
+  // 7 units in one tick; the flags spelt with dashes.
+  const std::string dashed = " --world m --body 1 --tick 10 --max-speed 300";
+  r = Cli("validate-move" + dashed + " -1 0 -8 0 -9 0");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("REJECTED at tick 12"));
+  EXPECT_THAT(r.output, HasSubstr("accepted: (-1, 0)  (the last accepted position)"));
+  EXPECT_THAT(r.output, HasSubstr("step:     7 units, at most 5 a tick"));
+  EXPECT_THAT(r.output, HasSubstr("reason:   step of 7.000 units into tick 12 exceeds the 5.000"));
+  j = CliJson("validate-move" + dashed + " -1 0 -8 0 -9 0");
+  EXPECT_EQ(j["raw"]["step_length"], int64_t{7} << 32);
+  EXPECT_EQ(j["raw"]["max_step"], int64_t{5} << 32);
+  EXPECT_EQ(j["step_length"], 7.0);
+  EXPECT_EQ(CliJson("validate-move" + dashed + " -1 0 -8 0 -9 0 --max-speed 420")["verdict"], "VALID");
+
+  // Usage errors name the argument; the server's name the field.
+  r = Cli("validate-move --world m --tick 10 --max_speed 300 1 0");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("missing --body"));
+  r = Cli("validate-move" + rules + " 1 0 2");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("missing Y2"));
+  r = Cli("validate-move" + rules);
+  EXPECT_THAT(r.output, HasSubstr("missing X1 Y1"));
+  r = Cli("validate-move" + rules + " 1 6e8");
+  EXPECT_THAT(r.output, HasSubstr("Y1: 6e8 is outside the world-unit range for a coordinate"));
+  r = Cli("validate-move --world m --body 1 --tick 10 --max_speed 0 1 0");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("--max_speed: 0 is not a speed above 0"));
+  r = Cli("validate-move --world m --body 1 --tick 10 --max_speed 300 --max_iterations 17 1 0");
+  EXPECT_THAT(r.output, HasSubstr("--max_iterations: '17' is not an iteration limit (1..16)"));
+  r = Cli("validate-move --world m --body 9 --tick 10 --max_speed 300 1 0");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr("NOT_FOUND: claims[0].body_id: no body 9"));
+  r = Cli("validate-move --world m --body 1 --tick 59 --max_speed 300 1 0 2 0");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr("OUT_OF_RANGE: claims[0].positions: 2 positions from tick 59 reach past"));
+  r = Cli("validate-move" + rules + " --skin 2 1 0");
+  EXPECT_THAT(r.output, HasSubstr("OUT_OF_RANGE: skin: must be in [2^-16, 1] units"));
 }
 
 // watch prints the pairs, not counts: a disk is teleported onto the floor

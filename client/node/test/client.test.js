@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { ArbiterClient, ArbiterError, body, box, circle, fromUnits, ray, toUnits, vec2 } from '../index.js';
+import { ArbiterClient, ArbiterError, body, box, circle, fromUnits, moveClaim, ray, toUnits, vec2 } from '../index.js';
 import { startServer } from './server.js';
 
 let server;
@@ -144,6 +144,97 @@ test('past ticks and ValidateHit', async () => {
   assert.equal(half.tick_fraction, fromUnits(0.5));
   const verdict = await client.validateHit({ world_id: id, shooter_body_id: 2n, target_body_id: 1n, ray: ray([-18, 0], [20, 0]), at: { tick: 0n } });
   assert.equal(verdict.verdict, 'HIT_VERDICT_CONFIRMED');
+});
+
+// As tests/server/move_service_test.cc: at 60 Hz, player 1 a kinematic disk
+// of radius 0.5 at the origin, wall 2 a static box whose left face is at
+// x = 5 (y in -10..10); stepped to tick 60.
+async function moveWorld(id) {
+  await client.createWorld({
+    world_id: id, tick_hz: 60, history_ticks: 120,
+    bodies: [body(1, 'kinematic', [0, 0], [circle(0.5)]), body(2, 'static', [6, 0], [box(1, 10)])],
+  });
+  await client.step({ world_id: id, ticks: 60, omit_events: true });
+}
+const claimed = (x0, y0, dx, dy, count) => Array.from({ length: count }, (_, i) => [x0 + dx * (i + 1), y0 + dy * (i + 1)]);
+const U = (n) => BigInt(n) << 32n;  // whole units, raw
+
+test('ValidateMove: VALID, CORRECTED at the wall, REJECTED for speed, with exact raw evidence', async () => {
+  const id = worldId();
+  await moveWorld(id);
+  const fast = [[-1, 0], [-8, 0], [-9, 0]];  // 7 units into tick 12
+  const reply = await client.validateMove({
+    world_id: id, max_speed: fromUnits(300), tolerance: fromUnits(0.01),  // 5 units a tick
+    claims: [moveClaim(1, 10, claimed(0, 0, -1, 0.5, 8)), moveClaim(1, 10, claimed(0, 0, 2, 0, 5)), moveClaim(1n, 10n, fast)],
+  });
+  assert.equal(reply.tick, 60n);
+  const [valid, corrected, rejected] = reply.judgements;
+
+  assert.equal(valid.verdict, 'MOVE_VERDICT_VALID');
+  assert.equal(valid.body_id, 1n);
+  assert.equal(valid.judged_tick, 18n);
+  assert.deepEqual(valid.accepted_position, { x: U(-8), y: U(4) });
+  assert.deepEqual(valid.claimed_position, valid.accepted_position);
+  assert.deepEqual(valid.planes, []);
+
+  // Move-and-slide stops the disk skin-clear (1/64) of the face: x = 4.484375.
+  assert.equal(corrected.verdict, 'MOVE_VERDICT_CORRECTED');
+  assert.equal(corrected.judged_tick, 13n);
+  assert.deepEqual(corrected.accepted_position, { x: 287n << 26n, y: 0n });
+  assert.equal(corrected.accepted_position.x, fromUnits(4.5 - 1 / 64));
+  assert.equal(toUnits(corrected.accepted_position.x), 4.484375);
+  assert.deepEqual(corrected.claimed_position, { x: U(6), y: 0n });
+  assert.equal(corrected.blocked, true);
+  assert.equal(corrected.planes.length, 1);
+  const wall = corrected.planes[0];
+  assert.equal(wall.body_id, 2n);
+  assert.equal(wall.shape_index, 0);
+  assert.equal(wall.pushed_out, false);
+  assert.deepEqual(wall.normal, { x: U(-1), y: 0n });
+  assert.equal(wall.point.x, U(5));
+  assert.match(corrected.reason, /tick 13.*met body 2/);
+
+  assert.equal(rejected.verdict, 'MOVE_VERDICT_REJECTED');
+  assert.equal(rejected.judged_tick, 12n);
+  assert.equal(rejected.step_length, U(7));
+  assert.equal(rejected.max_step, U(5));
+  assert.deepEqual(rejected.accepted_position, { x: U(-1), y: 0n });  // the last accepted claim
+  assert.deepEqual(rejected.claimed_position, { x: U(-8), y: 0n });
+  assert.match(rejected.reason, /7\.000 units.*5\.000/);
+
+  // The same path at 420 units/s (7 a tick) is valid.
+  const faster = await client.validateMove({ world_id: id, max_speed: fromUnits(420), claims: [moveClaim(1, 10, fast)] });
+  assert.equal(faster.judgements[0].verdict, 'MOVE_VERDICT_VALID');
+});
+
+test('ValidateMove: split by max_batch over claims and positions, raw fields BigInt only, errors name the field', async () => {
+  const id = worldId();
+  await moveWorld(id);
+  // 3 claims of 40 positions: 120 steps, past the server's 100 together.
+  const claims = [moveClaim(1, 10, claimed(0, 0, -1, 0, 40)), moveClaim(1, 10, claimed(0, 0, 0.1, 0, 40)), moveClaim(1, 15, claimed(0, 0, 0, 1, 40))];
+  const rules = { world_id: id, max_speed: fromUnits(300) };
+  const together = await client.validateMove({ ...rules, claims });
+  const alone = [];
+  for (const claim of claims) alone.push((await client.validateMove({ ...rules, claims: [claim] })).judgements[0]);
+  assert.deepEqual(together.judgements, alone);
+  assert.deepEqual(alone.map((j) => j.verdict), ['MOVE_VERDICT_VALID', 'MOVE_VERDICT_VALID', 'MOVE_VERDICT_VALID']);
+  assert.equal(alone[1].accepted_position.x, fromUnits(0.1 * 40));
+  await assert.rejects(client.validateMove({ ...rules, claims: [moveClaim(1, 0, claimed(0, 0, 0, 0, 101))] }),
+    (e) => e instanceof ArbiterError && e.codeName === 'RESOURCE_EXHAUSTED' && e.field === 'claims[0].positions');
+
+  // Refused before anything is sent: plain numbers where raw values go, in any part of a split request.
+  await assert.rejects(client.validateMove({ world_id: id, max_speed: 300, claims: [moveClaim(1, 10, [[0, 0]])] }),
+    (e) => e instanceof TypeError && e.message.startsWith('max_speed:'));
+  const bad = { body_id: 1n, tick: 10n, positions: [{ x: 0n, y: 0.5 }] };
+  await assert.rejects(client.validateMove({ ...rules, claims: [...claims, bad] }),
+    (e) => e instanceof TypeError && e.message.startsWith('claims[3].positions[0].y:'));
+  await assert.rejects(client.validateMove({ ...rules, claims: [{ ...moveClaim(1, 10, [[0, 0]]), speed: 1n }] }),
+    (e) => e instanceof TypeError && /no field 'speed'/.test(e.message));
+
+  await assert.rejects(client.validateMove({ ...rules, claims: [moveClaim(99, 10, [[0, 0]])] }),
+    (e) => e.codeName === 'NOT_FOUND' && e.field === 'claims[0].body_id');
+  await assert.rejects(client.validateMove({ ...rules, skin: fromUnits(2), claims: [moveClaim(1, 10, [[0, 0]])] }),
+    (e) => e.codeName === 'OUT_OF_RANGE' && e.field === 'skin');
 });
 
 test('QueryStream answers each request in order', async () => {

@@ -1,6 +1,6 @@
 // Compiled by `tsc --noEmit` (run-tests.sh), never run: index.d.ts accepts
 // the README's program and refuses a plain number where a raw value goes.
-import { ArbiterClient, body, circle, fromUnits, ray, toUnits, type CastRaysResponse } from '../index.js';
+import { ArbiterClient, body, circle, fromUnits, moveClaim, ray, toUnits, type CastRaysResponse, type MoveVerdict } from '../index.js';
 
 export async function sample(client: ArbiterClient): Promise<number> {
   await client.createWorld({ world_id: 'w', bodies: [body(1, 'static', [0, 0], [circle(1.5)])] });
@@ -10,5 +10,11 @@ export async function sample(client: ArbiterClient): Promise<number> {
   const wrong = { circle: { radius: 1.5 } } satisfies typeof radius;
   void wrong;
   for await (const events of client.watchEvents({ world_id: 'w' })) void events.tick;
+  const moves = await client.validateMove({ world_id: 'w', max_speed: fromUnits(300), claims: [moveClaim(1, 10, [[1, 0]])] });
+  const verdict: MoveVerdict = moves.judgements[0].verdict;
+  const snap: bigint = moves.judgements[0].accepted_position.x ?? 0n;
+  void verdict, snap;
+  // @ts-expect-error max_speed is a raw value, not a number
+  await client.validateMove({ world_id: 'w', max_speed: 300, claims: [] });
   return toUnits(reply.results[0].hits[0].fraction);
 }

@@ -173,6 +173,41 @@ class Client:
                          m.Hit.of(reply.first_hit) if reply.HasField("first_hit") else None,
                          m.Hit.of(reply.target_hit) if reply.HasField("target_hit") else None)
 
+    def validate_move(self, world_id, claims, max_speed, tolerance=0, skin=None, max_iterations=0, filter=None):
+        """Judges claimed paths (ValidateMove). `claims`: move_claim(...)
+        messages or (body_id, tick, positions) tuples, positions in units.
+        `max_speed` in units per second, `tolerance` and `skin` in units
+        (skin None: the server's 1/64), `max_iterations` 0: the server's 4.
+        A MoveAnswer of MoveJudgements, one per claim in order.
+
+        The server bounds both the claims and all their positions together
+        by max_batch: claims are sent in as many calls as that takes (a
+        single claim longer than max_batch is sent alone and refused)."""
+        claims = [c if isinstance(c, pb.MoveClaim) else m.move_claim(*c, field=f"claims[{i}]")
+                  for i, c in enumerate(claims)]
+        request = pb.ValidateMoveRequest(world_id=world_id, max_speed=m.to_raw(max_speed, "max_speed"),
+                                         tolerance=m.to_raw(tolerance, "tolerance"),
+                                         skin=0 if skin is None else m.to_raw(skin, "skin"),
+                                         max_iterations=max_iterations, filter=filter)
+        parts, part, steps = [], [], 0
+        for c in claims:
+            if part and (len(part) == self.max_batch or steps + len(c.positions) > self.max_batch):
+                parts.append(part)
+                part, steps = [], 0
+            part.append(c)
+            steps += len(c.positions)
+        parts.append(part)
+        tick = None
+        judgements = []
+        for part in parts:
+            del request.claims[:]
+            request.claims.extend(part)
+            reply = self._call("ValidateMove", request)
+            if tick is None:
+                tick = reply.tick
+            judgements.extend(m.MoveJudgement.of(j) for j in reply.judgements)
+        return m.MoveAnswer(tick, judgements)
+
     def query_stream(self, requests):
         """QueryStream: an iterator of CastRaysResponse, one per pb.CastRaysRequest, in order."""
         return self._stream(self._stub.QueryStream(iter(requests), metadata=self._metadata))

@@ -16,6 +16,8 @@ from .units import to_raw, to_units
 BODY_TYPES = {"static": pb.BODY_TYPE_STATIC, "kinematic": pb.BODY_TYPE_KINEMATIC, "dynamic": pb.BODY_TYPE_DYNAMIC}
 CAST_MODES = {"closest": pb.CAST_MODE_CLOSEST, "all": pb.CAST_MODE_ALL, "any": pb.CAST_MODE_ANY}
 VERDICTS = {pb.HIT_VERDICT_CONFIRMED: "confirmed", pb.HIT_VERDICT_BLOCKED: "blocked", pb.HIT_VERDICT_MISSED: "missed"}
+MOVE_VERDICTS = {pb.MOVE_VERDICT_VALID: "valid", pb.MOVE_VERDICT_CORRECTED: "corrected",
+                 pb.MOVE_VERDICT_REJECTED: "rejected"}
 
 
 def vec2(xy, field="vec"):
@@ -95,6 +97,13 @@ def shape_cast(shape, position, translation, rotation=None):
                         translation=vec2(translation, "translation"))
 
 
+def move_claim(body_id, tick, positions, shape_index=0, field="claim"):
+    """A MoveClaim: body `body_id` (its shape `shape_index`) claims to be at
+    `positions` (units) at tick + 1, tick + 2, ..."""
+    return pb.MoveClaim(body_id=body_id, shape_index=shape_index, tick=tick,
+                        positions=[vec2(p, f"{field}.positions[{i}]") for i, p in enumerate(positions)])
+
+
 def past_tick(at):
     """`at`: a tick (int), (tick, fraction in units) or a pb.PastTick; None: live."""
     if at is None or isinstance(at, pb.PastTick):
@@ -154,6 +163,60 @@ class Verdict:
     verdict: str  # "confirmed", "blocked" or "missed"
     first_hit: object  # Hit or None
     target_hit: object  # Hit or None
+
+
+@dataclass(frozen=True)
+class MovePlane:
+    """A surface a corrected move met: world units as floats, raw beside them."""
+    body_id: int
+    shape_index: int
+    normal: tuple
+    point: tuple
+    pushed_out: bool
+    normal_raw: tuple
+    point_raw: tuple
+
+    @classmethod
+    def of(cls, p):
+        return cls(p.body_id, p.shape_index, (to_units(p.normal.x), to_units(p.normal.y)),
+                   (to_units(p.point.x), to_units(p.point.y)), p.pushed_out, (p.normal.x, p.normal.y),
+                   (p.point.x, p.point.y))
+
+
+@dataclass(frozen=True)
+class MoveJudgement:
+    """One claim's judgement (see MoveJudgement in arbiter.proto): world units
+    as floats, and the exact raw values beside them."""
+    body_id: int
+    verdict: str  # "valid", "corrected" or "rejected"
+    judged_tick: int
+    accepted_position: tuple
+    claimed_position: tuple
+    reason: str
+    step_length: float  # rejected: the claimed step's length
+    max_step: float     # rejected: max_speed / tick_hz
+    planes: list        # corrected: MovePlanes met, in order
+    blocked: bool       # corrected: the server's move was blocked
+    accepted_position_raw: tuple
+    claimed_position_raw: tuple
+    step_length_raw: int
+    max_step_raw: int
+
+    @classmethod
+    def of(cls, j):
+        a, c = j.accepted_position, j.claimed_position
+        return cls(j.body_id, MOVE_VERDICTS.get(j.verdict, "unspecified"), j.judged_tick,
+                   (to_units(a.x), to_units(a.y)), (to_units(c.x), to_units(c.y)), j.reason,
+                   to_units(j.step_length), to_units(j.max_step), [MovePlane.of(p) for p in j.planes], j.blocked,
+                   (a.x, a.y), (c.x, c.y), j.step_length, j.max_step)
+
+
+@dataclass(frozen=True)
+class MoveAnswer:
+    """ValidateMove's answer: the current tick the claims were judged under
+    (the first call's, when split) and one MoveJudgement per claim, in order."""
+    tick: int
+    judgements: list
 
 
 def cast_results(results):

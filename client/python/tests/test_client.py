@@ -150,6 +150,86 @@ def test_past_ticks_and_validate_hit(client):
     assert client.validate_hit(wid, 2, 1, (-18, 0), (20, 0)).verdict == "missed"
 
 
+def move_world(client, wid):
+    """As tests/server/move_service_test.cc: at 60 Hz, player 1 a kinematic
+    disk of radius 0.5 at the origin, wall 2 a static box whose left face is
+    at x = 5 (y in -10..10); stepped to tick 60."""
+    client.create_world(wid, tick_hz=60, history_ticks=120, bodies=[
+        ac.body(1, "kinematic", (0, 0), [ac.circle(0.5)]),
+        ac.body(2, "static", (6, 0), [ac.box(1, 10)])])
+    client.step(wid, ticks=60, omit_events=True)
+
+
+def path(x0, y0, dx, dy, count):
+    return [(x0 + dx * i, y0 + dy * i) for i in range(1, count + 1)]
+
+
+def test_validate_move_valid_corrected_rejected(client):
+    wid = world_id()
+    move_world(client, wid)
+    fast = [(-1, 0), (-8, 0), (-9, 0)]  # 7 units into tick 12
+    answer = client.validate_move(wid, [(1, 10, path(0, 0, -1, 0.5, 8)),  # free
+                                        ac.move_claim(1, 10, path(0, 0, 2, 0, 5)),  # into the wall at tick 13
+                                        (1, 10, fast)],
+                                  max_speed=300, tolerance=0.01)  # 5 units a tick
+    assert answer.tick == 60
+    valid, corrected, rejected = answer.judgements
+
+    assert valid.verdict == "valid" and valid.body_id == 1 and valid.judged_tick == 18
+    assert valid.accepted_position_raw == (-8 << 32, 4 << 32) == valid.claimed_position_raw
+    assert valid.accepted_position == (-8.0, 4.0) and valid.planes == [] and not valid.blocked
+
+    # Move-and-slide stops the disk skin-clear (1/64) of the face: x = 4.484375.
+    assert corrected.verdict == "corrected" and corrected.judged_tick == 13
+    assert corrected.accepted_position_raw == (ac.to_raw(4.5 - 1 / 64), 0) == (287 << 26, 0)
+    assert corrected.accepted_position == (4.484375, 0.0)
+    assert corrected.claimed_position_raw == (6 << 32, 0)
+    assert corrected.blocked and len(corrected.planes) == 1
+    wall = corrected.planes[0]
+    assert (wall.body_id, wall.shape_index, wall.pushed_out) == (2, 0, False)
+    assert wall.normal_raw == (-1 << 32, 0) and wall.normal == (-1.0, 0.0)
+    assert wall.point_raw[0] == 5 << 32 and wall.point == tuple(ac.to_units(v) for v in wall.point_raw)
+    assert "tick 13" in corrected.reason and "met body 2" in corrected.reason
+
+    assert rejected.verdict == "rejected" and rejected.judged_tick == 12
+    assert rejected.step_length_raw == 7 << 32 and rejected.max_step_raw == 5 << 32
+    assert (rejected.step_length, rejected.max_step) == (7.0, 5.0)
+    assert rejected.accepted_position_raw == (-1 << 32, 0)  # the last accepted claim
+    assert rejected.claimed_position_raw == (-8 << 32, 0)
+    assert "7.000 units" in rejected.reason and "5.000" in rejected.reason
+
+    # Faster than allowed is judged by max_speed: at 420 units/s (7 a tick) the same path is valid.
+    assert client.validate_move(wid, [(1, 10, fast)], max_speed=420).judgements[0].verdict == "valid"
+
+
+def test_validate_move_splits_by_max_batch_and_names_fields(client):
+    wid = world_id()
+    move_world(client, wid)
+    # 3 claims of 40 positions: 120 steps, past the server's 100 together.
+    claims = [(1, 10, path(0, 0, -1, 0, 40)), (1, 10, path(0, 0, 0.1, 0, 40)), (1, 15, path(0, 0, 0, 1, 40))]
+    together = client.validate_move(wid, claims, max_speed=300)
+    alone = [client.validate_move(wid, [c], max_speed=300).judgements[0] for c in claims]
+    assert together.judgements == alone
+    assert [j.verdict for j in alone] == ["valid", "valid", "valid"]
+    assert alone[1].accepted_position_raw == (ac.to_raw(0.1 * 40), 0)
+    with pytest.raises(ac.ArbiterError) as e:  # no single call can hold one claim of 101 positions
+        client.validate_move(wid, [(1, 0, path(0, 0, 0, 0, 101))], max_speed=300)
+    assert e.value.code == grpc.StatusCode.RESOURCE_EXHAUSTED and e.value.field == "claims[0].positions"
+
+    with pytest.raises(ac.ArbiterValueError) as e:  # refused before sending
+        client.validate_move(wid, [(1, 10, [(0, 0), (float("inf"), 0)])], max_speed=300)
+    assert e.value.field == "claims[0].positions[1].x"
+    with pytest.raises(ac.ArbiterValueError) as e:
+        client.validate_move(wid, [(1, 10, [(0, 0)])], max_speed=float("nan"))
+    assert e.value.field == "max_speed"
+    with pytest.raises(ac.ArbiterError) as e:
+        client.validate_move(wid, [(99, 10, [(0, 0)])], max_speed=300)
+    assert e.value.code == grpc.StatusCode.NOT_FOUND and e.value.field == "claims[0].body_id"
+    with pytest.raises(ac.ArbiterError) as e:
+        client.validate_move(wid, [(1, 10, [(0, 0)])], max_speed=300, skin=2)
+    assert e.value.code == grpc.StatusCode.OUT_OF_RANGE and e.value.field == "skin"
+
+
 def test_query_stream_answers_in_order(client):
     wid = world_id()
     small_world(client, wid)
