@@ -9,13 +9,13 @@
 #   docker/cluster.sh kill DIR I         SIGKILL instance I (0-based)
 #   docker/cluster.sh restart DIR I      start instance I again on its port and journal
 #
-# ARBITER_SERVER (default build/server/arbiter-server) and NGINX (default
+# ARBITER_SERVER (default build/server/arbiter-server) and NGINX_BIN (default
 # nginx) name the binaries. Each instance logs to DIR/iI.log, nginx to
 # DIR/nginx/error.log.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 server_bin="${ARBITER_SERVER:-$here/../build/server/arbiter-server}"
-nginx_bin="${NGINX:-nginx}"
+nginx_bin="${NGINX_BIN:-nginx}"
 
 free_port() {
   /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'

@@ -21,6 +21,8 @@ import { Wire } from './wire.js';
 
 const DEFAULT_PROTO_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../proto');
 const DEFAULT_MESSAGE_BYTES = 64 << 20;
+/** The call metadata naming a call's world (README, Fleet). */
+export const WORLD_METADATA_KEY = 'x-arbiter-world';
 const FIELD = /^([A-Za-z_]\w*(?:\[\d+\])?(?:\.[A-Za-z_]\w*(?:\[\d+\])?)*): ([\s\S]*)$/;
 
 /** A failed call: `code` is the gRPC status code, `field` the request field the server named. */
@@ -88,9 +90,15 @@ export class ArbiterClient {
     return Math.max(1, this.info?.limits.max_batch ?? 1);
   }
 
-  metadata() {
+  /**
+   * The call metadata: the token and, for a call on a world, x-arbiter-world,
+   * by which a fleet's proxy routes the call to the world's owner (the server
+   * refuses a call whose metadata and world_id disagree).
+   */
+  metadata(worldId = '') {
     const m = new grpc.Metadata();
     if (this.options.token) m.set('authorization', `Bearer ${this.options.token}`);
+    if (worldId) m.set(WORLD_METADATA_KEY, worldId);
     return m;
   }
 
@@ -100,7 +108,7 @@ export class ArbiterClient {
     const encoded = this.wire.encode(request, spec.requestType.type.name, '');
     const deadline = new Date(Date.now() + (this.options.timeoutMs ?? 60000));
     return new Promise((resolve, reject) => {
-      this.stub[method](encoded, this.metadata(), { deadline }, (error, reply) => {
+      this.stub[method](encoded, this.metadata(request.world_id ?? ''), { deadline }, (error, reply) => {
         if (error) reject(new ArbiterError(error.code, error.details));
         else resolve(this.wire.decode(reply, spec.responseType.type.name));
       });
@@ -205,7 +213,7 @@ export class ArbiterClient {
 
   /** WatchEvents: an async iterator of TickEvents; `.cancel()` ends it quietly. */
   watchEvents(request) {
-    const call = this.stub.WatchEvents(this.wire.encode(request, 'WatchEventsRequest'), this.metadata());
+    const call = this.stub.WatchEvents(this.wire.encode(request, 'WatchEventsRequest'), this.metadata(request.world_id ?? ''));
     const iterator = this.serverStream(call, 'TickEvents');
     iterator.cancel = () => call.cancel();
     return iterator;
@@ -230,7 +238,7 @@ export class ArbiterClient {
 
   /** ExportJournal: the export file as one Buffer. */
   async exportJournal(request) {
-    const call = this.stub.ExportJournal(this.wire.encode(request, 'ExportJournalRequest'), this.metadata());
+    const call = this.stub.ExportJournal(this.wire.encode(request, 'ExportJournalRequest'), this.metadata(request.world_id ?? ''));
     const parts = [];
     for await (const chunk of this.serverStream(call, 'ExportJournalChunk')) parts.push(chunk.data);
     return Buffer.concat(parts);

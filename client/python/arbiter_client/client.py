@@ -17,6 +17,9 @@ from . import messages as m
 from .errors import ArbiterError
 
 DEFAULT_MESSAGE_BYTES = 64 << 20
+# The call metadata naming a call's world (a fleet's proxy routes by it; the
+# server refuses a call whose metadata and world_id disagree).
+WORLD_METADATA_KEY = "x-arbiter-world"
 
 
 def _chunks(items, size):
@@ -65,9 +68,16 @@ class Client:
     def max_batch(self):
         return max(1, self.info.limits.max_batch)
 
+    def _routed(self, world_id):
+        """The call metadata for a call on `world_id`: the token and
+        x-arbiter-world, by which a fleet's proxy routes the call to the
+        world's owner (README, Fleet)."""
+        return self._metadata + ((WORLD_METADATA_KEY, world_id),) if world_id else self._metadata
+
     def _call(self, method, request):
+        world_id = getattr(request, "world_id", "")
         try:
-            return getattr(self._stub, method)(request, timeout=self._timeout, metadata=self._metadata)
+            return getattr(self._stub, method)(request, timeout=self._timeout, metadata=self._routed(world_id))
         except grpc.RpcError as e:
             raise ArbiterError.from_rpc(e) from None
 
@@ -224,7 +234,7 @@ class Client:
         when the world is deleted or the server stops (ArbiterError), or
         quietly when cancelled with .cancel() on the returned iterator."""
         return _Watch(self, self._stub.WatchEvents(pb.WatchEventsRequest(world_id=world_id),
-                                                   metadata=self._metadata))
+                                                   metadata=self._routed(world_id)))
 
     def get_state_hash(self, world_id):
         """(tick, state hash)."""
@@ -250,7 +260,7 @@ class Client:
     def export_journal(self, world_id, from_tick=0, to_tick=0):
         """The export file's bytes (servers with a journal)."""
         chunks = self._stub.ExportJournal(pb.ExportJournalRequest(world_id=world_id, from_tick=from_tick,
-                                                                  to_tick=to_tick), metadata=self._metadata)
+                                                                  to_tick=to_tick), metadata=self._routed(world_id))
         return b"".join(c.data for c in self._stream(chunks))
 
 
