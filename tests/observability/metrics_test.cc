@@ -11,6 +11,8 @@
 #include <map>
 #include <sstream>
 
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/grpcpp.h>
 #include <nlohmann/json.hpp>
 
 #include "arbiter/client/client.h"
@@ -181,6 +183,38 @@ TEST(RequestLogTest, LogRequests_WritesOneJsonLinePerCall) {
   EXPECT_EQ(calls[3]["code"], "UNAUTHENTICATED");
   // Never the token itself.
   EXPECT_THAT(server.process().stderr_text(), ::testing::Not(HasSubstr("admin-secret")));
+}
+
+TEST(RequestLogTest, WorldIdThatIsNotUtf8_IsLoggedAndTheServerServesOn) {
+  // The world id is logged as JSON, and nlohmann's dump throws on bytes
+  // that are not UTF-8 by default. Sent as raw bytes:
+  // GetStateHashRequest { world_id = "w\xff\xfe" }.
+  HttpServerProcess server({"--log_requests"});
+  ASSERT_GT(server.http_port(), 0);
+  auto channel = grpc::CreateChannel(server.grpc_address(), grpc::InsecureChannelCredentials());
+  grpc::GenericStub stub(channel);
+  const std::string bytes("\x0a\x03w\xff\xfe", 5);
+  grpc::Slice slice(bytes);
+  grpc::ByteBuffer request(&slice, 1);
+  grpc::ByteBuffer reply;
+  grpc::ClientContext context;
+  grpc::CompletionQueue cq;
+  std::unique_ptr<grpc::GenericClientAsyncResponseReader> call =
+      stub.PrepareUnaryCall(&context, "/arbiter.v1.Arbiter/GetStateHash", request, &cq);
+  call->StartCall();
+  grpc::Status status;
+  call->Finish(&reply, &status, reinterpret_cast<void*>(1));
+  void* tag = nullptr;
+  bool ok = false;
+  ASSERT_TRUE(cq.Next(&tag, &ok));
+  EXPECT_FALSE(status.ok());  // no such world (or not parseable): refused, not a crash
+  ASSERT_TRUE(server.process().WaitForStderr("\"GetStateHash\""));
+  // Protobuf refuses the string at parse, so the line names no world; the
+  // log's replace-on-bad-UTF-8 is the second line of defence.
+  EXPECT_THAT(server.process().stderr_text(), HasSubstr("\"method\":\"GetStateHash\",\"world\":\"\""));
+  // Still serving.
+  EXPECT_TRUE(Client(server.grpc_address())->ListWorlds().ok());
+  EXPECT_TRUE(server.process().WaitForStderr("\"ListWorlds\""));
 }
 
 TEST(RequestLogTest, WithoutTheFlag_NoRequestLines_ButShutdownIsLogged) {
