@@ -31,17 +31,13 @@ absl::Status ParseRules(const v1::ValidateMoveRequest& request, ParsedMoves* out
   r.tolerance = Fixed::FromRaw(request.tolerance());
   if (request.skin() != 0) r.skin = Fixed::FromRaw(request.skin());
   if (request.max_iterations() != 0) r.max_iterations = request.max_iterations();
-  // The mover's own checks, on a stand-in move: they name skin and
-  // max_iterations the way the request does.
+  // The mover's own checks, on a stand-in move: with no field prefix they
+  // name skin and max_iterations the way the request does.
   MoveInput probe;
   probe.shape = Shape::FromCircle({Vec2{}, kFixedOne});
   probe.skin = r.skin;
   probe.max_iterations = r.max_iterations;
-  const arbiter::Status s = ValidateMoveInput(probe, "move");
-  if (!s.ok()) {
-    const std::string message = s.message().substr(std::string("move.").size());
-    return s.code() == StatusCode::kOutOfRange ? absl::OutOfRangeError(message) : absl::InvalidArgumentError(message);
-  }
+  if (absl::Status s = FromCore(ValidateMoveInput(probe, "")); !s.ok()) return s;
   if (absl::Status s = FromCore(wire::ParseQueryFilter(request.filter(), "filter", &out->filter)); !s.ok()) return s;
   r.filter = out->filter.Get();  // views out->filter, which lives as long as *out
   return absl::OkStatus();

@@ -35,6 +35,16 @@ Fixed AddChecked(Fixed a, Fixed b, bool* ok) {
 
 }  // namespace
 
+const char* ShapeTypeName(ShapeType type) {
+  switch (type) {
+    case ShapeType::kCircle: return "circle";
+    case ShapeType::kCapsule: return "capsule";
+    case ShapeType::kSegment: return "segment";
+    case ShapeType::kPolygon: return "polygon";
+  }
+  return "shape";
+}
+
 const char* ShapeErrorMessage(ShapeError error) {
   switch (error) {
     case ShapeError::kOk: return "ok";

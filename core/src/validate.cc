@@ -13,16 +13,6 @@ namespace {
 
 std::string Field(const std::string& prefix, const char* name) { return prefix.empty() ? name : prefix + "." + name; }
 
-const char* ShapeFieldName(ShapeType type) {
-  switch (type) {
-    case ShapeType::kCircle: return "circle";
-    case ShapeType::kCapsule: return "capsule";
-    case ShapeType::kSegment: return "segment";
-    case ShapeType::kPolygon: return "polygon";
-  }
-  return "shape";
-}
-
 bool IsMaterial(Fixed v) { return v >= kFixedZero && v <= kMaxMaterial; }
 
 }  // namespace
@@ -32,7 +22,7 @@ Status ValidateShapeGeometry(const Shape& shape, const std::string& field) {
   if (type > static_cast<uint8_t>(ShapeType::kPolygon)) return InvalidArgumentError(field + ".type: unknown shape type");
   const ShapeError error = ValidateShape(shape);
   if (error == ShapeError::kOk) return OkStatus();
-  const std::string message = field + "." + ShapeFieldName(shape.type) + ": " + ShapeErrorMessage(error);
+  const std::string message = field + "." + ShapeTypeName(shape.type) + ": " + ShapeErrorMessage(error);
   return error == ShapeError::kOutOfRange ? OutOfRangeError(message) : InvalidArgumentError(message);
 }
 
@@ -146,18 +136,19 @@ Status ValidateAabb(const Aabb& box, const char* field) {
 }
 
 Status ValidateMoveInput(const MoveInput& input, const char* field) {
+  using internal::Field;
   const std::string f(field);
-  if (Status s = internal::ValidateShapeGeometry(input.shape, f + ".shape"); !s.ok()) return s;
-  if (Status s = internal::ValidateTransform(input.start, f + ".start"); !s.ok()) return s;
+  if (Status s = internal::ValidateShapeGeometry(input.shape, Field(f, "shape")); !s.ok()) return s;
+  if (Status s = internal::ValidateTransform(input.start, Field(f, "start")); !s.ok()) return s;
   if (!WithinMagnitude(input.translation.x, kMaxMoveTranslation) ||
       !WithinMagnitude(input.translation.y, kMaxMoveTranslation)) {
-    return OutOfRangeError(f + ".translation: beyond +-2^28 units");
+    return OutOfRangeError(Field(f, "translation") + ": beyond +-2^28 units");
   }
   if (input.skin < kMinMoveSkin || input.skin > kMaxMoveSkin) {
-    return OutOfRangeError(f + ".skin: must be in [2^-16, 1] units");
+    return OutOfRangeError(Field(f, "skin") + ": must be in [2^-16, 1] units");
   }
   if (input.max_iterations < 1 || input.max_iterations > kMaxMoveIterations) {
-    return OutOfRangeError(f + ".max_iterations: must be in 1..16");
+    return OutOfRangeError(Field(f, "max_iterations") + ": must be in 1..16");
   }
   return OkStatus();
 }

@@ -39,7 +39,7 @@ Fixed Negate(Fixed v) { return Fixed::FromRaw(static_cast<int64_t>(uint64_t{0} -
 
 std::string ShapeTitle(uint64_t body, uint32_t index, const BodyDef& def, const ShapeDef& shape) {
   return "<title>body " + std::to_string(body) + " shape " + std::to_string(index) + ": " + BodyTypeName(def.type) +
-         " " + ShapeKindName(shape.shape.type) + (shape.is_sensor ? " sensor" : "") + "</title>";
+         " " + ShapeTypeName(shape.shape.type) + (shape.is_sensor ? " sensor" : "") + "</title>";
 }
 
 // Opens a shape element: <tag class="shape TYPE [sensor] [round] [hit]" data-...
@@ -226,16 +226,6 @@ const char* BodyTypeName(BodyType type) {
     case BodyType::kDynamic: return "dynamic";
   }
   return "static";
-}
-
-const char* ShapeKindName(ShapeType type) {
-  switch (type) {
-    case ShapeType::kCircle: return "circle";
-    case ShapeType::kCapsule: return "capsule";
-    case ShapeType::kSegment: return "segment";
-    case ShapeType::kPolygon: return "polygon";
-  }
-  return "shape";
 }
 
 Status CheckRenderInput(const RenderQueries& queries, const RenderOptions& options) {

@@ -89,6 +89,10 @@ enum class ShapeError : uint8_t {
 /// A short, stable, human-readable reason (e.g. "not convex").
 const char* ShapeErrorMessage(ShapeError error);
 
+/// "circle", "capsule", "segment", "polygon" (the wire's and the scene
+/// format's field names); "shape" for a value outside the enum.
+const char* ShapeTypeName(ShapeType type);
+
 /// Validates `points` (counter-clockwise, strictly convex, 3..8 vertices,
 /// no duplicate or collinear neighbours, in range) and fills *out. On error
 /// *out is left untouched. All checks are exact.

@@ -45,8 +45,6 @@ struct RenderOptions {
 
 /// "static", "kinematic", "dynamic": the names pictures and the viewer use.
 const char* BodyTypeName(BodyType type);
-/// "circle", "capsule", "segment", "polygon".
-const char* ShapeKindName(ShapeType type);
 
 /// INVALID_ARGUMENT / OUT_OF_RANGE naming "rays[i]" or "boxes[i]" when a
 /// query is outside the core's ranges, and "view" when the view is empty or
