@@ -99,6 +99,29 @@ WorldAtTick HistoryOf(const WorldEntry& entry, const World& live, const std::str
   };
 }
 
+// Judges every claimed path under the world's shared lock, in request order.
+absl::Status JudgeClaims(const WorldEntry& entry, const World& live, const ParsedMoves& parsed,
+                         const CancelFn& cancelled, v1::ValidateMoveResponse* reply) {
+  reply->set_tick(live.tick());
+  for (size_t i = 0; i < parsed.paths.size(); ++i) {
+    if (cancelled()) return Cancelled();
+    const ClaimedPath& path = parsed.paths[i];
+    const std::string field = Indexed("claims", i);
+    // Compared without forming tick + count (tick may be near 2^63).
+    const int64_t count = static_cast<int64_t>(path.positions.size());
+    if (path.tick > live.tick() - count) {
+      return absl::OutOfRangeError(field + ".positions: " + std::to_string(count) + " positions from tick " +
+                                   std::to_string(path.tick) + " reach past the current tick " +
+                                   std::to_string(live.tick()));
+    }
+    MoveJudgement j;
+    const arbiter::Status s = JudgeMove(HistoryOf(entry, live, field), path, parsed.rules, field, &j);
+    if (!s.ok()) return FromCore(s);
+    ToProto(j, path.body_id, reply->add_judgements());
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<ReadOp> Operations::PrepareValidateMove(const v1::ValidateMoveRequest& request,
@@ -122,24 +145,19 @@ absl::StatusOr<ReadOp> Operations::PrepareValidateMove(const v1::ValidateMoveReq
   if (absl::Status s = CheckBatch(steps, "claims[*].positions (all claims together)"); !s.ok()) return s;
   absl::StatusOr<std::shared_ptr<WorldEntry>> entry = registry_->Find(request.world_id());
   if (!entry.ok()) return entry.status();
+  // --journal_queries: the request and its verdicts, for `arbiter replay verify`.
+  std::shared_ptr<const v1::ValidateMoveRequest> recorded;
+  if (durability_.journal != nullptr && durability_.record_queries) {
+    recorded = std::make_shared<v1::ValidateMoveRequest>(request);
+  }
   const WorldEntry* e = entry->get();
-  return ReadOp{*entry, [parsed, reply, e](const World& live, const CancelFn& cancelled) -> absl::Status {
-                  reply->set_tick(live.tick());
-                  for (size_t i = 0; i < parsed->paths.size(); ++i) {
-                    if (cancelled()) return Cancelled();
-                    const ClaimedPath& path = parsed->paths[i];
-                    const std::string field = Indexed("claims", i);
-                    // Compared without forming tick + count (tick may be near 2^63).
-                    const int64_t count = static_cast<int64_t>(path.positions.size());
-                    if (path.tick > live.tick() - count) {
-                      return absl::OutOfRangeError(field + ".positions: " + std::to_string(count) + " positions from tick " +
-                                                   std::to_string(path.tick) + " reach past the current tick " +
-                                                   std::to_string(live.tick()));
-                    }
-                    MoveJudgement j;
-                    const arbiter::Status s = JudgeMove(HistoryOf(*e, live, field), path, parsed->rules, field, &j);
-                    if (!s.ok()) return FromCore(s);
-                    ToProto(j, path.body_id, reply->add_judgements());
+  return ReadOp{*entry, [this, parsed, reply, e, recorded](const World& live, const CancelFn& cancelled) -> absl::Status {
+                  if (absl::Status s = JudgeClaims(*e, live, *parsed, cancelled, reply); !s.ok()) return s;
+                  if (recorded != nullptr) {
+                    v1::JournalRecord r;
+                    *r.mutable_query()->mutable_validate_move() = *recorded;
+                    *r.mutable_query()->mutable_validate_move_reply() = *reply;
+                    JournalQuery(*e, live, std::move(r));
                   }
                   return absl::OkStatus();
                 }};

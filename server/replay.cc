@@ -149,6 +149,11 @@ absl::Status Replayer::Query(const v1::JournalRecord& record) {
       return run(operations_.PrepareValidateHit(q.validate_hit(), &reply), q.validate_hit_reply(), reply,
                  "validate_hit");
     }
+    case v1::RecordedQuery::kValidateMove: {
+      v1::ValidateMoveResponse reply;
+      return run(operations_.PrepareValidateMove(q.validate_move(), &reply), q.validate_move_reply(), reply,
+                 "validate_move");
+    }
     case v1::RecordedQuery::REQUEST_NOT_SET: break;
   }
   return absl::DataLossError("journal record after " + std::to_string(record.seq()) + ": a query of no known kind");

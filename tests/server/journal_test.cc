@@ -236,6 +236,62 @@ TEST(JournalTest, ExportAndReplayVerify_FindsDivergenceAndDisputedAnswers) {
   EXPECT_NE(exported.output.find("export: bytes: " + bytes + "/" + bytes + "\n"), std::string::npos) << exported.output;
 }
 
+// ValidateMove is recorded by --journal_queries like the other queries: a
+// clean export verifies, and a doctored verdict is flagged as a differing
+// answer of kind "validate_move".
+TEST(JournalTest, RecordedValidateMove_IsReplayedAndADoctoredVerdictIsFlagged) {
+  TempDir dir;
+  LiveServer server(JournaledOptions(dir, /*snapshot_every=*/4, /*queries=*/true));
+  // A kinematic disk at the origin and a wall whose left face is at x = 5.
+  v1::CreateWorldRequest create;
+  create.set_world_id("moves");
+  create.set_tick_hz(60);
+  create.set_history_ticks(60);
+  *create.add_bodies() = client::MakeBody(1, v1::BODY_TYPE_KINEMATIC, 0, 0, client::MakeCircle(0.5));
+  *create.add_bodies() = client::MakeBody(2, v1::BODY_TYPE_STATIC, 6, 0, client::MakeBox(1, 10));
+  ASSERT_THAT(server.client().CreateWorld(create), IsOk());
+  v1::StepRequest step;
+  step.set_world_id("moves");
+  step.set_ticks(20);
+  ASSERT_THAT(server.client().Step(step), IsOk());
+
+  // Two units a tick for five ticks from tick 10: through the wall.
+  v1::ValidateMoveRequest claim;
+  claim.set_world_id("moves");
+  claim.set_max_speed(Fixed::FromInt(300).raw());
+  v1::MoveClaim* path = claim.add_claims();
+  path->set_body_id(1);
+  path->set_tick(10);
+  for (int i = 1; i <= 5; ++i) *path->add_positions() = client::MakeVec2(2.0 * i, 0);
+  absl::StatusOr<v1::ValidateMoveResponse> judged = server.client().ValidateMove(claim);
+  ASSERT_THAT(judged, IsOk());
+  ASSERT_EQ(judged->judgements_size(), 1);
+  ASSERT_EQ(judged->judgements(0).verdict(), v1::MOVE_VERDICT_CORRECTED);
+  ASSERT_THAT(server.client().Step(step), IsOk());
+
+  const std::string file = Export(server.client(), "moves");
+  const server::ReplayReport clean = Verify(file);
+  EXPECT_TRUE(clean.ok()) << clean.divergence << (clean.queries.empty() ? "" : clean.queries[0].what);
+  EXPECT_EQ(clean.queries_checked, 1u);
+
+  std::vector<v1::JournalRecord> records;
+  ASSERT_THAT(server::ParseJournalFile(file, &records), IsOk());
+  int doctored = 0;
+  for (v1::JournalRecord& r : records) {
+    if (!r.has_query() || !r.query().has_validate_move_reply()) continue;
+    r.mutable_query()->mutable_validate_move_reply()->mutable_judgements(0)->set_verdict(v1::MOVE_VERDICT_VALID);
+    ++doctored;
+  }
+  ASSERT_EQ(doctored, 1);
+  std::string disputed(server::kJournalFileMagic);
+  for (const v1::JournalRecord& r : records) server::AppendDelimited(r, &disputed);
+  const server::ReplayReport audit = Verify(disputed);
+  EXPECT_FALSE(audit.diverged);
+  ASSERT_EQ(audit.queries.size(), 1u);
+  EXPECT_EQ(audit.queries[0].kind, "validate_move");
+  EXPECT_NE(audit.queries[0].what.find("verdict"), std::string::npos) << audit.queries[0].what;
+}
+
 TEST(JournalTest, ExportRange_StartsAtASnapshot_AndErrorsAreClear) {
   TempDir dir;
   LiveServer server(JournaledOptions(dir, /*snapshot_every=*/10));
