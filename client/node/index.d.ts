@@ -242,3 +242,15 @@ export function body(id: LongIn, type: 'static' | 'kinematic' | 'dynamic', posit
   extra?: Partial<BodyDef>): BodyDef;
 export function ray(origin: [number, number], translation: [number, number]): Ray;
 export function moveClaim(bodyId: LongIn, tick: LongIn, positions: [number, number][], shapeIndex?: number): MoveClaim;
+
+/** One world of a fleet and the instance ("host:port") holding it. */
+export interface FleetWorld { world_id: string; instance: string; info: WorldInfo }
+/** An instance that did not answer ListWorlds. */
+export interface UnreachableInstance { instance: string; error: ArbiterError }
+/**
+ * ListWorlds on each instance, merged: worlds sorted by id, then by the
+ * instance's place in `instances` (a world shows twice only mid-migration);
+ * the instances that did not answer are named, the others' worlds listed.
+ */
+export function listFleetWorlds(instances: string[], options?: ConnectOptions):
+  Promise<{ worlds: FleetWorld[]; unreachable: UnreachableInstance[] }>;

@@ -10,7 +10,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 
-import { ArbiterClient } from '../index.js';
+import { createServer } from 'node:net';
+
+import { ArbiterClient, listFleetWorlds } from '../index.js';
 
 const cluster = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../docker/cluster.sh');
 const nginx = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p));
@@ -60,4 +62,47 @@ test('worlds spread over the fleet and calls find their owner', async () => {
   for (const where of owners.values()) assert.equal(where.length, 1);
   // Without the metadata every call would reach the same instance.
   assert.ok(new Set([...owners.values()].map((w) => w[0])).size >= 2);
+});
+
+// An address where nothing listens (the port is closed again at once).
+async function deadAddress() {
+  const server = createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return `127.0.0.1:${port}`;
+}
+
+test('listFleetWorlds asks every instance and names the unreachable', async () => {
+  const names = Array.from({ length: 12 }, (_, i) => `node-list-${i}`);
+  const c = await ArbiterClient.connect(proxy);
+  let throughProxy;
+  try {
+    for (const world_id of names) await c.createWorld({ world_id });
+    // Through the proxy ListWorlds reaches one instance only.
+    throughProxy = new Set((await c.listWorlds()).worlds.map((w) => w.world_id));
+  } finally {
+    c.close();
+  }
+  const listing = await listFleetWorlds(instances);
+  assert.deepEqual(listing.unreachable, []);
+  const ids = listing.worlds.map((w) => w.world_id);
+  assert.deepEqual(ids, [...ids].sort());
+  assert.equal(new Set(ids).size, ids.length);
+  const mine = listing.worlds.filter((w) => names.includes(w.world_id));
+  assert.deepEqual(mine.map((w) => w.world_id), [...names].sort());
+  for (const w of mine) {
+    const direct = await ArbiterClient.connect(w.instance);
+    try {
+      assert.ok((await direct.listWorlds()).worlds.some((x) => x.world_id === w.world_id));
+    } finally {
+      direct.close();
+    }
+  }
+  assert.ok(!names.every((n) => throughProxy.has(n)));
+  const dead = await deadAddress();
+  const partial = await listFleetWorlds([dead, ...instances]);
+  assert.deepEqual(partial.unreachable.map((u) => u.instance), [dead]);
+  assert.equal(partial.unreachable[0].error.codeName, 'UNAVAILABLE');
+  assert.deepEqual(partial.worlds.map((w) => w.world_id), ids);
 });

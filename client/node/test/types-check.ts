@@ -1,6 +1,6 @@
 // Compiled by `tsc --noEmit` (run-tests.sh), never run: index.d.ts accepts
 // the README's program and refuses a plain number where a raw value goes.
-import { ArbiterClient, body, circle, fromUnits, moveClaim, ray, toUnits, type CastRaysResponse, type MoveVerdict } from '../index.js';
+import { ArbiterClient, body, circle, fromUnits, listFleetWorlds, moveClaim, ray, toUnits, type CastRaysResponse, type MoveVerdict } from '../index.js';
 
 export async function sample(client: ArbiterClient): Promise<number> {
   await client.createWorld({ world_id: 'w', bodies: [body(1, 'static', [0, 0], [circle(1.5)])] });
@@ -16,5 +16,9 @@ export async function sample(client: ArbiterClient): Promise<number> {
   void verdict, snap;
   // @ts-expect-error max_speed is a raw value, not a number
   await client.validateMove({ world_id: 'w', max_speed: 300, claims: [] });
+  const fleet = await listFleetWorlds(['a:1', 'b:2']);
+  const where: string = fleet.worlds[0].instance;
+  const code: string = fleet.unreachable[0].error.codeName;
+  void where, code;
   return toUnits(reply.results[0].hits[0].fraction);
 }

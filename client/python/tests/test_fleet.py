@@ -4,6 +4,7 @@ world in its metadata, so worlds created through the proxy spread over the
 instances and every later call finds its world on its owner."""
 
 import os
+import socket
 import pathlib
 import shutil
 import subprocess
@@ -48,3 +49,31 @@ def test_worlds_spread_over_the_fleet_and_calls_find_their_owner(fleet):
     assert all(len(where) == 1 for where in owners.values())
     # Without the metadata every call would reach the same instance.
     assert len({where[0] for where in owners.values()}) >= 2
+
+
+def test_list_fleet_worlds_asks_every_instance_and_names_the_unreachable(fleet):
+    proxy, instances = fleet
+    names = [f"py-list-{i}" for i in range(12)]
+    with ac.Client(proxy) as c:
+        for name in names:
+            c.create_world(name)
+        # Through the proxy ListWorlds reaches one instance only.
+        seen_through_proxy = {w.world_id for w in c.list_worlds()}
+    listing = ac.list_fleet_worlds(instances)
+    assert listing.unreachable == []
+    mine = [w for w in listing.worlds if w.world_id in names]
+    assert [w.world_id for w in mine] == sorted(names)
+    ids = [w.world_id for w in listing.worlds]
+    assert ids == sorted(ids) and len(ids) == len(set(ids))
+    for w in mine:
+        with ac.Client(w.instance) as direct:
+            assert w.world_id in {x.world_id for x in direct.list_worlds()}
+    assert not set(names) <= seen_through_proxy
+    # An address where nothing listens: named, and the others still listed.
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        dead = f"127.0.0.1:{s.getsockname()[1]}"
+    partial = ac.list_fleet_worlds([dead] + instances, timeout=5.0)
+    assert [address for address, _ in partial.unreachable] == [dead]
+    assert partial.unreachable[0][1].code.name == "UNAVAILABLE"
+    assert [w.world_id for w in partial.worlds] == ids
