@@ -225,6 +225,13 @@ grpc::ServerUnaryReactor* ArbiterService::ValidateMove(grpc::CallbackServerConte
   return RunRead(context, *std::move(permit), operations_->PrepareValidateMove(*request, reply), reply);
 }
 
+grpc::ServerUnaryReactor* ArbiterService::MoveShapes(grpc::CallbackServerContext* context,
+                                                     const v1::MoveShapesRequest* request, v1::MoveShapesResponse* reply) {
+  absl::StatusOr<Permit> permit = Admit(*context, Access::kRead, request->world_id());
+  if (!permit.ok()) return Refuse(context, permit.status());
+  return RunRead(context, *std::move(permit), operations_->PrepareMoveShapes(*request, reply), reply);
+}
+
 grpc::ServerUnaryReactor* ArbiterService::ReportHashes(grpc::CallbackServerContext* context,
                                                        const v1::ReportHashesRequest* request,
                                                        v1::ReportHashesResponse* reply) {

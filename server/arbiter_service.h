@@ -76,6 +76,8 @@ class ArbiterService final : public v1::Arbiter::CallbackService {
                                         v1::ValidateHitResponse* reply) override;
   grpc::ServerUnaryReactor* ValidateMove(grpc::CallbackServerContext* context, const v1::ValidateMoveRequest* request,
                                          v1::ValidateMoveResponse* reply) override;
+  grpc::ServerUnaryReactor* MoveShapes(grpc::CallbackServerContext* context, const v1::MoveShapesRequest* request,
+                                       v1::MoveShapesResponse* reply) override;
   grpc::ServerUnaryReactor* ReportHashes(grpc::CallbackServerContext* context, const v1::ReportHashesRequest* request,
                                          v1::ReportHashesResponse* reply) override;
   grpc::ServerWriteReactor<v1::ExportJournalChunk>* ExportJournal(grpc::CallbackServerContext* context,

@@ -90,6 +90,7 @@ class Operations {
   absl::StatusOr<ReadOp> PrepareGetSnapshot(const v1::GetSnapshotRequest& request, v1::GetSnapshotResponse* reply);
   absl::StatusOr<ReadOp> PrepareValidateHit(const v1::ValidateHitRequest& request, v1::ValidateHitResponse* reply);
   absl::StatusOr<ReadOp> PrepareValidateMove(const v1::ValidateMoveRequest& request, v1::ValidateMoveResponse* reply);
+  absl::StatusOr<ReadOp> PrepareMoveShapes(const v1::MoveShapesRequest& request, v1::MoveShapesResponse* reply);
   absl::StatusOr<ReadOp> PrepareReportHashes(const v1::ReportHashesRequest& request, v1::ReportHashesResponse* reply);
 
   // ---- Everything else: may block on world locks (run on a worker) --------------

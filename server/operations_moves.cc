@@ -1,5 +1,7 @@
-// ValidateMove: each claimed path parsed and checked without a lock, then
-// judged (move_judge.h) under the world's shared lock against its history.
+// Movement: ValidateMove (each claimed path parsed and checked without a
+// lock, then judged (move_judge.h) under the world's shared lock against its
+// history) and MoveShapes (World::MoveAndSlide as a query, live or at a past
+// tick).
 #include <memory>
 #include <string>
 #include <utility>
@@ -23,21 +25,36 @@ struct ParsedMoves {
   OwnedQueryFilter filter;
 };
 
+struct ParsedShapeMoves {
+  std::vector<MoveInput> moves;
+  OwnedQueryFilter filter;
+};
+
+// The mover's settings as requests carry them (0: the default), checked by
+// the mover's own checks on a stand-in move: with no field prefix they name
+// skin and max_iterations the way the request does.
+absl::Status ParseMoverSettings(int64_t skin, int32_t max_iterations, MoveInput* out) {
+  if (skin != 0) out->skin = Fixed::FromRaw(skin);
+  if (max_iterations != 0) out->max_iterations = max_iterations;
+  MoveInput probe = *out;
+  probe.shape = Shape::FromCircle({Vec2{}, kFixedOne});
+  probe.start = kTransformIdentity;
+  probe.translation = Vec2{};
+  return FromCore(ValidateMoveInput(probe, ""));
+}
+
 absl::Status ParseRules(const v1::ValidateMoveRequest& request, ParsedMoves* out) {
   MoveRules& r = out->rules;
   if (request.max_speed() <= 0) return absl::InvalidArgumentError("max_speed: required (> 0 units per second, raw)");
   r.max_speed = Fixed::FromRaw(request.max_speed());
   if (request.tolerance() < 0) return absl::OutOfRangeError("tolerance: must not be negative");
   r.tolerance = Fixed::FromRaw(request.tolerance());
-  if (request.skin() != 0) r.skin = Fixed::FromRaw(request.skin());
-  if (request.max_iterations() != 0) r.max_iterations = request.max_iterations();
-  // The mover's own checks, on a stand-in move: with no field prefix they
-  // name skin and max_iterations the way the request does.
-  MoveInput probe;
-  probe.shape = Shape::FromCircle({Vec2{}, kFixedOne});
-  probe.skin = r.skin;
-  probe.max_iterations = r.max_iterations;
-  if (absl::Status s = FromCore(ValidateMoveInput(probe, "")); !s.ok()) return s;
+  MoveInput settings;
+  settings.skin = r.skin;
+  settings.max_iterations = r.max_iterations;
+  if (absl::Status s = ParseMoverSettings(request.skin(), request.max_iterations(), &settings); !s.ok()) return s;
+  r.skin = settings.skin;
+  r.max_iterations = settings.max_iterations;
   if (absl::Status s = FromCore(wire::ParseQueryFilter(request.filter(), "filter", &out->filter)); !s.ok()) return s;
   r.filter = out->filter.Get();  // views out->filter, which lives as long as *out
   return absl::OkStatus();
@@ -57,6 +74,20 @@ absl::Status ParseClaim(const v1::MoveClaim& claim, const std::string& field, Cl
   return absl::OkStatus();
 }
 
+// One move of a MoveShapes request, its settings already in *out.
+absl::Status ParseShapeMove(const v1::ShapeMove& move, const std::string& field, MoveInput* out) {
+  if (absl::Status s = ParseShapeAt(move.shape(), move.transform(), move.has_shape(), field, &out->shape, &out->start);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = FromCore(wire::ParsePoint(move.translation(), field + ".translation", &out->translation));
+      !s.ok()) {
+    return s;
+  }
+  // The mover's own limits (the translation's 2^28 first of all).
+  return FromCore(ValidateMoveInput(*out, field.c_str()));
+}
+
 v1::MoveVerdict ToProto(MoveVerdict v) {
   switch (v) {
     case MoveVerdict::kValid: return v1::MOVE_VERDICT_VALID;
@@ -64,6 +95,22 @@ v1::MoveVerdict ToProto(MoveVerdict v) {
     case MoveVerdict::kRejected: return v1::MOVE_VERDICT_REJECTED;
   }
   return v1::MOVE_VERDICT_UNSPECIFIED;
+}
+
+void ToProto(const MovePlane& p, v1::MovePlaneHit* out) {
+  out->set_body_id(p.body_id);
+  out->set_shape_index(p.shape_index);
+  wire::ToProto(p.normal, out->mutable_normal());
+  wire::ToProto(p.point, out->mutable_point());
+  out->set_pushed_out(p.pushed_out);
+}
+
+void ToProto(const MoveResult& m, v1::MoveOutcome* out) {
+  wire::ToProto(m.position, out->mutable_position());
+  out->set_fraction(m.fraction.raw());
+  out->set_blocked(m.blocked);
+  for (const MovePlane& p : m.planes) ToProto(p, out->add_planes());
+  out->set_iterations(m.iterations);
 }
 
 void ToProto(const MoveJudgement& j, uint64_t body_id, v1::MoveJudgement* out) {
@@ -77,14 +124,7 @@ void ToProto(const MoveJudgement& j, uint64_t body_id, v1::MoveJudgement* out) {
   out->set_max_step(j.max_step.raw());
   if (j.verdict != MoveVerdict::kCorrected) return;
   out->set_blocked(j.move.blocked);
-  for (const MovePlane& p : j.move.planes) {
-    v1::MovePlaneHit* h = out->add_planes();
-    h->set_body_id(p.body_id);
-    h->set_shape_index(p.shape_index);
-    wire::ToProto(p.normal, h->mutable_normal());
-    wire::ToProto(p.point, h->mutable_point());
-    h->set_pushed_out(p.pushed_out);
-  }
+  for (const MovePlane& p : j.move.planes) ToProto(p, out->add_planes());
 }
 
 // The history as a WorldAtTick: the live world itself for the live tick
@@ -161,6 +201,34 @@ absl::StatusOr<ReadOp> Operations::PrepareValidateMove(const v1::ValidateMoveReq
                   }
                   return absl::OkStatus();
                 }};
+}
+
+absl::StatusOr<ReadOp> Operations::PrepareMoveShapes(const v1::MoveShapesRequest& request,
+                                                     v1::MoveShapesResponse* reply) {
+  const size_t count = static_cast<size_t>(request.moves_size());
+  if (absl::Status s = CheckBatch(count, "moves"); !s.ok()) return s;
+  if (absl::Status s = CheckPastTick(request.has_at(), request.at()); !s.ok()) return s;
+  MoveInput settings;
+  if (absl::Status s = ParseMoverSettings(request.skin(), request.max_iterations(), &settings); !s.ok()) return s;
+  auto parsed = std::make_shared<ParsedShapeMoves>();
+  if (absl::Status s = FromCore(wire::ParseQueryFilter(request.filter(), "filter", &parsed->filter)); !s.ok()) return s;
+  parsed->moves.assign(count, settings);
+  for (size_t i = 0; i < count; ++i) {
+    const std::string field = Indexed("moves", i);
+    if (absl::Status s = ParseShapeMove(request.moves(static_cast<int>(i)), field, &parsed->moves[i]); !s.ok()) return s;
+  }
+  absl::StatusOr<std::shared_ptr<WorldEntry>> entry = registry_->Find(request.world_id());
+  if (!entry.ok()) return entry.status();
+  return MakeRead(*entry, request, reply, [parsed, reply](const World& world, const CancelFn& cancelled) -> absl::Status {
+    reply->set_tick(world.tick());
+    const QueryFilter filter = parsed->filter.Get();
+    reply->mutable_results()->Reserve(static_cast<int>(parsed->moves.size()));
+    for (const MoveInput& move : parsed->moves) {
+      if (cancelled()) return Cancelled();
+      ToProto(world.MoveAndSlide(move, filter), reply->add_results());
+    }
+    return absl::OkStatus();
+  });
 }
 
 }  // namespace arbiter::server

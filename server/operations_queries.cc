@@ -104,6 +104,11 @@ void SetQuery(v1::RecordedQuery* q, const v1::ValidateHitRequest& request, const
   *q->mutable_validate_hit_reply() = reply;
 }
 
+void SetQuery(v1::RecordedQuery* q, const v1::MoveShapesRequest& request, const v1::MoveShapesResponse& reply) {
+  *q->mutable_move_shapes() = request;
+  *q->mutable_move_shapes_reply() = reply;
+}
+
 }  // namespace
 
 void Operations::JournalQuery(const WorldEntry& entry, const World& live, v1::JournalRecord record) const {
@@ -143,6 +148,10 @@ ReadOp Operations::MakeRead(std::shared_ptr<WorldEntry> entry, const Request& re
                   return absl::OkStatus();
                 }};
 }
+
+// MoveShapes is prepared in operations_moves.cc, beside ValidateMove.
+template ReadOp Operations::MakeRead(std::shared_ptr<WorldEntry>, const v1::MoveShapesRequest&, v1::MoveShapesResponse*,
+                                     std::function<absl::Status(const World&, const CancelFn&)>);
 
 absl::StatusOr<ReadOp> Operations::PrepareDescribeWorld(const v1::DescribeWorldRequest& request,
                                                         v1::DescribeWorldResponse* reply) {

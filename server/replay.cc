@@ -154,6 +154,10 @@ absl::Status Replayer::Query(const v1::JournalRecord& record) {
       return run(operations_.PrepareValidateMove(q.validate_move(), &reply), q.validate_move_reply(), reply,
                  "validate_move");
     }
+    case v1::RecordedQuery::kMoveShapes: {
+      v1::MoveShapesResponse reply;
+      return run(operations_.PrepareMoveShapes(q.move_shapes(), &reply), q.move_shapes_reply(), reply, "move_shapes");
+    }
     case v1::RecordedQuery::REQUEST_NOT_SET: break;
   }
   return absl::DataLossError("journal record after " + std::to_string(record.seq()) + ": a query of no known kind");

@@ -71,6 +71,7 @@ const std::map<std::string_view, Summarizer>& Summarizers() {
       {"Restore", &Summarize<v1::RestoreRequest>},
       {"ValidateHit", &Summarize<v1::ValidateHitRequest>},
       {"ValidateMove", &Summarize<v1::ValidateMoveRequest>},
+      {"MoveShapes", &Summarize<v1::MoveShapesRequest>},
       {"ReportHashes", &Summarize<v1::ReportHashesRequest>},
       {"ExportJournal", &Summarize<v1::ExportJournalRequest>},
       {"QueryStream", &Summarize<v1::CastRaysRequest>},

@@ -8,6 +8,7 @@
 #include "arbiter/scene/scene.h"
 #include "arbiter/wire/convert.h"
 #include "output.h"
+#include "shape_flags.h"
 #include "units.h"
 
 namespace arbiter::cli {
@@ -30,28 +31,7 @@ std::optional<std::string> BodyFromFlags(const Args& a, v1::BodyDef* out) {
     if (auto e = ParsePair("--position", a.Get("position", ""), kCoordinate, &x, &y)) return e;
   }
   v1::Shape shape;
-  const int kinds = a.Has("circle") + a.Has("box") + a.Has("capsule");
-  if (kinds != 1) return "give exactly one shape: --circle R, --box HW,HH or --capsule X1,Y1,X2,Y2,R";
-  if (a.Has("circle")) {
-    double r = 0;
-    if (auto e = ParseUnits("--circle", a.Get("circle", ""), kExtent, &r)) return e;
-    shape = client::MakeCircle(r);
-  } else if (a.Has("box")) {
-    double hw = 0, hh = 0;
-    if (auto e = ParsePair("--box", a.Get("box", ""), kExtent, &hw, &hh)) return e;
-    shape = client::MakeBox(hw, hh);
-  } else {
-    std::vector<double> v(5);
-    std::stringstream in(a.Get("capsule", ""));
-    std::string part;
-    size_t n = 0;
-    for (; std::getline(in, part, ','); ++n) {
-      if (n >= v.size()) return "--capsule: expected X1,Y1,X2,Y2,R (five numbers)";
-      if (auto e = ParseUnits("--capsule[" + std::to_string(n) + "]", part, kExtent, &v[n])) return e;
-    }
-    if (n != v.size()) return "--capsule: expected X1,Y1,X2,Y2,R (five numbers)";
-    shape = client::MakeCapsule(v[0], v[1], v[2], v[3], v[4]);
-  }
+  if (auto e = ShapeFromFlags(a, &shape)) return e;
   *out = client::MakeBody(*id, t, x, y, shape);
   if (a.Has("velocity")) {
     double vx = 0, vy = 0;

@@ -67,6 +67,13 @@ const std::vector<CommandSpec>& Commands() {
        "  --shape_index N (default 0), --skin S (units, default 1/64), --max_iterations N (1..16, default 4).\n"
        "Flags may be spelt with - or _ (--max-speed).",
        {"body", "tick", "max_speed", "tolerance", "skin", "max_iterations", "shape_index"}, {}, RunValidateMove},
+      {"move", "X Y TX TY (--circle R | --box HW,HH | --capsule X1,Y1,X2,Y2,R) [--skin S] [--max_iterations N] [--at TICK[:FRACTION]]",
+       "where a shape placed at (X, Y) ends when it moves by (TX, TY) and slides (MoveShapes)",
+       "Move-and-slide as a query (nothing in the world moves): a start that overlaps is pushed out first,\n"
+       "each cast stops --skin units (default 1/64) clear of what it meets and slides along it; a head-on hit or a\n"
+       "corner blocks. Prints where the shape ends, the fraction of (TX, TY) achieved, whether it was blocked\n"
+       "and the surfaces met (--json: raw values too). --at asks the world as it was at a past tick.",
+       {"circle", "box", "capsule", "skin", "max_iterations", "at"}, {}, RunMove},
       {"step", "[N] [--chunk K]", "advance N ticks (default 1), K per call (default 60)", "", {"chunk"}, {}, RunStep},
       {"watch", "[--count N]", "print each tick's contact and sensor pairs as the world steps",
        "Says on stderr when it is connected; ends after N ticks with --count, or on Ctrl-C.", {"count"}, {}, RunWatch},

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "output.h"
+#include "shape_flags.h"
 #include "units.h"
 
 namespace arbiter::cli {
@@ -14,6 +15,8 @@ namespace {
 
 // Move rules in world units: the tolerance and skin are distances.
 constexpr UnitRange kDistance{"a distance", 24};
+// A move's translation (kMaxMoveTranslation).
+constexpr UnitRange kMoveTranslation{"a move translation", 28};
 
 // --NAME as a whole number in [min, max]; the error to print, or nullopt.
 std::optional<std::string> IntFlag(const Args& args, const std::string& name, uint64_t min, uint64_t max,
@@ -32,6 +35,22 @@ std::optional<std::string> UnitsFlag(const Args& args, const std::string& name, 
   double v = 0;
   if (auto e = ParseUnits("--" + name, args.Get(name, ""), range, &v)) return e;
   *raw = client::ToRaw(v);
+  return std::nullopt;
+}
+
+// --skin and --max_iterations into a ValidateMove or MoveShapes request.
+template <class Request>
+std::optional<std::string> MoverFlags(const Args& a, Request* request) {
+  if (a.Has("skin")) {
+    int64_t raw = 0;
+    if (auto e = UnitsFlag(a, "skin", kDistance, &raw)) return e;
+    request->set_skin(raw);  // the server names a skin outside [2^-16, 1]
+  }
+  if (a.Has("max_iterations")) {
+    uint64_t v = 0;
+    if (auto e = IntFlag(a, "max_iterations", 1, 16, "an iteration limit", &v)) return e;
+    request->set_max_iterations(static_cast<int32_t>(v));
+  }
   return std::nullopt;
 }
 
@@ -60,14 +79,7 @@ std::optional<std::string> ParseRequest(const Context& c, v1::ValidateMoveReques
     if (raw < 0) return "--tolerance: " + a.Get("tolerance", "") + " is negative";
     request->set_tolerance(raw);
   }
-  if (a.Has("skin")) {
-    if (auto e = UnitsFlag(a, "skin", kDistance, &raw)) return e;
-    request->set_skin(raw);  // the server names a skin outside [2^-16, 1]
-  }
-  if (a.Has("max_iterations")) {
-    if (auto e = IntFlag(a, "max_iterations", 1, 16, "an iteration limit", &v)) return e;
-    request->set_max_iterations(static_cast<int32_t>(v));
-  }
+  if (auto e = MoverFlags(a, request)) return e;
   const auto& p = a.positional();
   if (p.empty()) return std::string("missing X1 Y1 (the claimed position at tick --tick + 1)");
   if (p.size() % 2 != 0) return "missing Y" + std::to_string(p.size() / 2 + 1);
@@ -91,6 +103,50 @@ std::string VecText(const v1::Vec2& v) {
 
 Json VecRaw(const v1::Vec2& v) { return Json::array({v.x(), v.y()}); }
 
+Json PlanesJson(const google::protobuf::RepeatedPtrField<v1::MovePlaneHit>& planes) {
+  Json out = Json::array();
+  for (const v1::MovePlaneHit& h : planes) {
+    out.push_back({{"body_id", h.body_id()},
+                   {"shape_index", h.shape_index()},
+                   {"normal", VecJson(h.normal())},
+                   {"point", VecJson(h.point())},
+                   {"pushed_out", h.pushed_out()},
+                   {"raw", {{"normal", VecRaw(h.normal())}, {"point", VecRaw(h.point())}}}});
+  }
+  return out;
+}
+
+void PrintPlanes(const google::protobuf::RepeatedPtrField<v1::MovePlaneHit>& planes) {
+  for (const v1::MovePlaneHit& h : planes) {
+    std::printf("  met:      body %" PRIu64 " shape %u  normal %s  point %s%s\n", h.body_id(), h.shape_index(),
+                VecText(h.normal()).c_str(), VecText(h.point()).c_str(), h.pushed_out() ? "  (pushed out)" : "");
+  }
+}
+
+// `arbiter move X Y TX TY (--circle R | --box HW,HH | --capsule ...)` into `request`.
+std::optional<std::string> ParseMove(const Context& c, v1::MoveShapesRequest* request) {
+  const Args& a = *c.args;
+  const auto& p = a.positional();
+  const char* names[] = {"X", "Y", "TX", "TY"};
+  const UnitRange ranges[] = {kCoordinate, kCoordinate, kMoveTranslation, kMoveTranslation};
+  double v[4] = {0, 0, 0, 0};
+  for (size_t i = 0; i < 4; ++i) {
+    if (p.size() <= i) return std::string("missing ") + names[i];
+    if (auto e = ParseUnits(names[i], p[i], ranges[i], &v[i])) return e;
+  }
+  if (p.size() > 4) return "unexpected argument '" + p[4] + "'";
+  v1::ShapeMove* move = request->add_moves();
+  if (auto e = ShapeFromFlags(a, move->mutable_shape())) return e;
+  *move->mutable_transform() = client::MakeTransform(v[0], v[1]);
+  *move->mutable_translation() = client::MakeVec2(v[2], v[3]);
+  if (auto e = MoverFlags(a, request)) return e;
+  if (a.Has("at")) {
+    if (auto e = ParseAt(a.Get("at", ""), request->mutable_at())) return e;
+  }
+  request->set_world_id(c.world);
+  return std::nullopt;
+}
+
 }  // namespace
 
 int RunValidateMove(const Context& c) {
@@ -108,15 +164,6 @@ int RunValidateMove(const Context& c) {
   const bool rejected = j.verdict() == v1::MOVE_VERDICT_REJECTED;
   const bool corrected = j.verdict() == v1::MOVE_VERDICT_CORRECTED;
   if (c.json) {
-    Json planes = Json::array();
-    for (const v1::MovePlaneHit& h : j.planes()) {
-      planes.push_back({{"body_id", h.body_id()},
-                        {"shape_index", h.shape_index()},
-                        {"normal", VecJson(h.normal())},
-                        {"point", VecJson(h.point())},
-                        {"pushed_out", h.pushed_out()},
-                        {"raw", {{"normal", VecRaw(h.normal())}, {"point", VecRaw(h.point())}}}});
-    }
     PrintJson({{"world", c.world},
                {"tick", reply->tick()},
                {"body_id", j.body_id()},
@@ -128,7 +175,7 @@ int RunValidateMove(const Context& c) {
                {"reason", j.reason()},
                {"step_length", client::ToDouble(j.step_length())},
                {"max_step", client::ToDouble(j.max_step())},
-               {"planes", planes},
+               {"planes", PlanesJson(j.planes())},
                {"blocked", j.blocked()},
                {"raw",
                 {{"accepted_position", VecRaw(j.accepted_position())},
@@ -149,11 +196,40 @@ int RunValidateMove(const Context& c) {
                 client::ToDouble(j.max_step()));
   }
   if (!j.reason().empty()) std::printf("  reason:   %s\n", j.reason().c_str());
-  for (const v1::MovePlaneHit& h : j.planes()) {
-    std::printf("  met:      body %" PRIu64 " shape %u  normal %s  point %s%s\n", h.body_id(), h.shape_index(),
-                VecText(h.normal()).c_str(), VecText(h.point()).c_str(), h.pushed_out() ? "  (pushed out)" : "");
-  }
+  PrintPlanes(j.planes());
   if (j.blocked()) std::printf("  the server's move was blocked\n");
+  return 0;
+}
+
+int RunMove(const Context& c) {
+  v1::MoveShapesRequest request;
+  if (auto e = ParseMove(c, &request)) return Usage(c, *e);
+  absl::StatusOr<v1::MoveShapesResponse> reply = c.client->MoveShapes(request);
+  if (!reply.ok()) return Fail(c, reply.status());
+  if (reply->results_size() != 1) {
+    return Fail(c, absl::InternalError("the server sent " + std::to_string(reply->results_size()) + " results for one move"));
+  }
+  const v1::ShapeMove& move = request.moves(0);
+  const v1::MoveOutcome& m = reply->results(0);
+  if (c.json) {
+    PrintJson({{"world", c.world},
+               {"tick", reply->tick()},
+               {"tick_fraction", reply->tick_fraction()},
+               {"start", VecJson(move.transform().position())},
+               {"translation", VecJson(move.translation())},
+               {"position", VecJson(m.position())},
+               {"fraction", client::ToDouble(m.fraction())},
+               {"blocked", m.blocked()},
+               {"iterations", m.iterations()},
+               {"planes", PlanesJson(m.planes())},
+               {"raw", {{"position", VecRaw(m.position())}, {"fraction", m.fraction()}}}});
+    return 0;
+  }
+  std::printf("world %s, tick %" PRId64 ": from %s by %s\n", c.world.c_str(), reply->tick(),
+              VecText(move.transform().position()).c_str(), VecText(move.translation()).c_str());
+  std::printf("  ends at:  %s  (%.10g of the way, %d cast(s))%s\n", VecText(m.position()).c_str(),
+              client::ToDouble(m.fraction()), m.iterations(), m.blocked() ? "  blocked" : "");
+  PrintPlanes(m.planes());
   return 0;
 }
 

@@ -1,5 +1,6 @@
-// Movement validation: validate-move (ValidateMove: a player's claimed path
-// judged against the world as it was, with the verdict and its evidence).
+// Movement: validate-move (ValidateMove: a player's claimed path judged
+// against the world as it was, with the verdict and its evidence) and move
+// (MoveShapes: where a shape ends when it moves and slides).
 #pragma once
 
 #include "command.h"
@@ -7,5 +8,6 @@
 namespace arbiter::cli {
 
 int RunValidateMove(const Context& c);
+int RunMove(const Context& c);
 
 }  // namespace arbiter::cli

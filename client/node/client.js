@@ -42,7 +42,7 @@ export class ArbiterError extends Error {
 // Which repeated field of a request is its batch, for splitting.
 const BATCHES = {
   AddBodies: 'bodies', RemoveBodies: 'body_ids', UpdateBodies: 'updates', CastRays: 'rays',
-  Overlap: 'queries', CastShapes: 'casts',
+  Overlap: 'queries', CastShapes: 'casts', MoveShapes: 'moves',
 };
 
 export class ArbiterClient {
@@ -159,6 +159,10 @@ export class ArbiterClient {
   }
   castShapes(request) {
     return this.batched('CastShapes', request, (r) => ({ ...r[0], results: r.flatMap((x) => x.results) }));
+  }
+  /** MoveShapes: move-and-slide as a query, one outcome per move; nothing in the world moves. */
+  moveShapes(request) {
+    return this.batched('MoveShapes', request, (r) => ({ ...r[0], results: r.flatMap((x) => x.results) }));
   }
   validateHit(request) { return this.unary('ValidateHit', request); }
 

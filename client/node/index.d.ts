@@ -119,7 +119,7 @@ export interface ValidateMoveRequest {
   max_iterations?: number;
   filter?: QueryFilter;
 }
-/** A surface a corrected move met. */
+/** A surface a move met. */
 export interface MovePlaneHit { body_id: Long; shape_index: number; normal: Vec2; point: Vec2; pushed_out: boolean }
 export interface MoveJudgement {
   body_id: Long; verdict: MoveVerdict;
@@ -135,6 +135,24 @@ export interface MoveJudgement {
   planes: MovePlaneHit[]; blocked: boolean;
 }
 export interface ValidateMoveResponse { tick: Long; judgements: MoveJudgement[] }
+/** A shape placed at `transform` that tries to move by `translation` (|x|, |y| <= 2^28 units) and slide. */
+export interface ShapeMove { shape: Shape; transform?: Transform; translation?: Vec2 }
+export interface MoveShapesRequest {
+  world_id: string; moves: ShapeMove[]; filter?: QueryFilter;
+  /** Units, raw, 2^16..2^32; 0 or absent: 1/64 unit. */
+  skin?: Raw;
+  /** 1..16; 0 or absent: 4. */
+  max_iterations?: number;
+  at?: PastTick;
+}
+export interface MoveOutcome {
+  /** Where the transform's origin ends. */
+  position: Vec2;
+  /** Raw, in [0, 1]: the part of the translation achieved. */
+  fraction: Raw;
+  blocked: boolean; planes: MovePlaneHit[]; iterations: number;
+}
+export interface MoveShapesResponse { tick: Long; tick_fraction: Raw; results: MoveOutcome[] }
 export interface ReportHashesRequest { world_id: string; first_tick: LongIn; state_hashes: LongIn[] }
 export interface ReportHashesResponse {
   in_sync: boolean; first_divergent_tick?: Long; server_hash: Long; tick: Long; oldest_tick: Long;
@@ -221,6 +239,7 @@ export class ArbiterClient {
   validateHit(request: ValidateHitRequest): Promise<ValidateHitResponse>;
   /** Split by max_batch over claims and their positions together; judgements in request order. */
   validateMove(request: ValidateMoveRequest): Promise<ValidateMoveResponse>;
+  moveShapes(request: MoveShapesRequest): Promise<MoveShapesResponse>;
   queryStream(): QueryStream;
   step(request: StepRequest): Promise<StepResponse>;
   watchEvents(request: WatchEventsRequest): WatchStream;
@@ -241,6 +260,7 @@ export function segment(point1: [number, number], point2: [number, number]): Sha
 export function body(id: LongIn, type: 'static' | 'kinematic' | 'dynamic', position: [number, number], shapes: (Shape | ShapeDef)[],
   extra?: Partial<BodyDef>): BodyDef;
 export function ray(origin: [number, number], translation: [number, number]): Ray;
+export function shapeMove(shape: Shape, position: [number, number], translation: [number, number]): ShapeMove;
 export function moveClaim(bodyId: LongIn, tick: LongIn, positions: [number, number][], shapeIndex?: number): MoveClaim;
 
 /** One world of a fleet and the instance ("host:port") holding it. */

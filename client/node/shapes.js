@@ -45,6 +45,11 @@ export function ray([ox, oy], [tx, ty]) {
   return { origin: vec2(ox, oy, 'ray.origin'), translation: vec2(tx, ty, 'ray.translation') };
 }
 
+/** A ShapeMove: `shape` placed at [x, y] tries to move by [tx, ty] (units) and slide. */
+export function shapeMove(shape, [x, y], [tx, ty]) {
+  return { shape, transform: { position: vec2(x, y, 'transform.position') }, translation: vec2(tx, ty, 'translation') };
+}
+
 /** A MoveClaim: body `bodyId` (its shape `shapeIndex`) claims to be at `positions` ([x, y] units) at tick + 1, tick + 2, ... */
 export function moveClaim(bodyId, tick, positions, shapeIndex = 0) {
   return {

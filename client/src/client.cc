@@ -63,6 +63,7 @@ ARBITER_CLIENT_UNARY(GetSnapshot, GetSnapshotRequest, GetSnapshotResponse)
 ARBITER_CLIENT_UNARY(Restore, RestoreRequest, RestoreResponse)
 ARBITER_CLIENT_UNARY(ValidateHit, ValidateHitRequest, ValidateHitResponse)
 ARBITER_CLIENT_UNARY(ValidateMove, ValidateMoveRequest, ValidateMoveResponse)
+ARBITER_CLIENT_UNARY(MoveShapes, MoveShapesRequest, MoveShapesResponse)
 ARBITER_CLIENT_UNARY(ReportHashes, ReportHashesRequest, ReportHashesResponse)
 
 #undef ARBITER_CLIENT_UNARY

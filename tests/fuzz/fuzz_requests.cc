@@ -1,6 +1,6 @@
 // libFuzzer target: request validation and execution on arbitrary bytes,
 // without the network. The first byte picks the arbiter.v1 request type
-// (low four bits) and whether to aim it at the world "w" regardless of its
+// (low five bits) and whether to aim it at the world "w" regardless of its
 // world_id (high bit, so mutations of the body keep hitting a real world);
 // the rest is parsed as that message, as gRPC would, and run through the
 // server's Operations against a fresh registry holding one small world,
@@ -293,6 +293,26 @@ bool Run(int kind, const uint8_t* data, size_t size, bool aim, Operations& ops, 
       *status = RunRead(ops.PrepareReportHashes(r, &reply));
       return true;
     }
+    case 16: {
+      v1::ValidateMoveRequest r;
+      if (!Parse(data, size, aim, &r)) return false;
+      *shown = r.ShortDebugString();
+      *is_query = true;
+      v1::ValidateMoveResponse reply;
+      *status = RunRead(ops.PrepareValidateMove(r, &reply));
+      if (status->ok()) FUZZ_CHECK(reply.judgements_size() == r.claims_size());
+      return true;
+    }
+    case 17: {
+      v1::MoveShapesRequest r;
+      if (!Parse(data, size, aim, &r)) return false;
+      *shown = r.ShortDebugString();
+      *is_query = true;
+      v1::MoveShapesResponse reply;
+      *status = RunRead(ops.PrepareMoveShapes(r, &reply));
+      if (status->ok()) FUZZ_CHECK(reply.results_size() == r.moves_size());
+      return true;
+    }
     default: return false;
   }
 }
@@ -310,9 +330,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   bool is_query = false;
   std::string shown;
   const FuzzContext context([&] {
-    std::fprintf(stderr, "request kind %d: %s\nstatus: %s\n", data[0] & 0x0f, shown.c_str(), status.ToString().c_str());
+    std::fprintf(stderr, "request kind %d: %s\nstatus: %s\n", data[0] & 0x1f, shown.c_str(), status.ToString().c_str());
   });
-  if (!Run(data[0] & 0x0f, data + 1, size - 1, (data[0] & 0x80) != 0, fixture.ops, &status, &is_query, &shown)) return 0;
+  if (!Run(data[0] & 0x1f, data + 1, size - 1, (data[0] & 0x80) != 0, fixture.ops, &status, &is_query, &shown)) return 0;
 
   const State after = StateOf(fixture.registry);
   if (!status.ok()) {

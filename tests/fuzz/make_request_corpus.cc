@@ -1,6 +1,6 @@
 // Writes the seed corpus of fuzz_requests: one valid request of every type
 // the target knows (and a few near-misses), each as the target reads it: a
-// kind byte (low four bits; high bit: aim at world "w") and the serialized
+// kind byte (low five bits; high bit: aim at world "w") and the serialized
 // message. Run from the fuzz build:
 //   build-fuzz/tests/fuzz/make_request_corpus tests/fuzz/corpus/fuzz_requests
 // The files are committed; rerun only when the requests change.
@@ -240,6 +240,21 @@ int main(int argc, char** argv) {
   hashes.set_first_tick(0);
   for (uint64_t h : {0x1234u, 0x5678u, 0x9abcu}) hashes.add_state_hashes(h);
   ok &= Write(dir, "report_hashes", 15 | kAim, hashes);
+  v1::ValidateMoveRequest moves;
+  moves.set_max_speed(Fixed::FromInt(300).raw());
+  v1::MoveClaim* claim = moves.add_claims();
+  claim->set_body_id(4);
+  claim->set_tick(1);
+  *claim->add_positions() = Vec(-4, 2);
+  *claim->add_positions() = Vec(-3, 2);
+  ok &= Write(dir, "validate_move", 16 | kAim, moves);
+  v1::MoveShapesRequest slide;
+  v1::ShapeMove* move = slide.add_moves();
+  *move->mutable_shape() = WireCircle(0.5);
+  *move->mutable_transform()->mutable_position() = Vec(-5, 2);
+  *move->mutable_translation() = Vec(10, -3);
+  slide.mutable_at()->set_tick(2);
+  ok &= Write(dir, "move_shapes", 17 | kAim, slide);
   if (!ok) {
     std::fprintf(stderr, "could not write every file to %s\n", dir.c_str());
     return 1;

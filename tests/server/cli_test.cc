@@ -296,6 +296,45 @@ TEST_F(CliServerTest, Export_WritesTheJournal_ThatReplayVerifies) {
   EXPECT_THAT(r.output, HasSubstr("cannot write local file"));
 }
 
+// move (MoveShapes): a disk sent into the wall whose face is at x = 5 stops
+// a skin (1/64) short of it; sent diagonally it slides along it; --at asks
+// the world before the wall was added.
+TEST_F(CliServerTest, Move_PrintsWhereTheShapeEndsAndWhatItMet) {
+  ASSERT_EQ(Cli("create --world s --tick_hz 60 --history_ticks 120").exit_code, 0);
+  ASSERT_EQ(Cli("step 5 --world s").exit_code, 0);
+  ASSERT_EQ(Cli("add --world s --id 2 --type static --position 6,0 --box 1,10").exit_code, 0);
+  ASSERT_EQ(Cli("step 5 --world s").exit_code, 0);
+
+  CliResult r = Cli("move 0 -5 10 0 --circle 0.5 --world s");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("world s, tick 10: from (0, -5) by (10, 0)"));
+  EXPECT_THAT(r.output, HasSubstr("ends at:  (4.484375, -5)"));
+  EXPECT_THAT(r.output, HasSubstr("blocked"));
+  EXPECT_THAT(r.output, HasSubstr("met:      body 2 shape 0  normal (-1, 0)  point (5, "));
+  Json j = CliJson("move 0 -5 10 4 --box 0.5,0.5 --world s");
+  EXPECT_EQ(j["blocked"], false);
+  EXPECT_NEAR(j["raw"]["position"][0].get<int64_t>(), int64_t{287} << 26, 8);  // 4.484375, to a few raw units
+  EXPECT_EQ(j["raw"]["position"][1], -(int64_t{1} << 32));
+  EXPECT_EQ(j["planes"].size(), 1u);
+  j = CliJson("move 0 -5 10 0 --circle 0.5 --world s --at 3");
+  EXPECT_EQ(j["blocked"], false);
+  EXPECT_EQ(j["raw"]["position"][0], int64_t{10} << 32);
+  EXPECT_EQ(j["planes"].size(), 0u);
+
+  r = Cli("move 0 -5 10 --circle 0.5 --world s");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("missing TY"));
+  r = Cli("move 0 -5 10 0 --world s");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("give exactly one shape"));
+  r = Cli("move 0 -5 3e8 0 --circle 0.5 --world s");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("TX: 3e8 is outside the world-unit range for a move translation"));
+  r = Cli("move 0 -5 10 0 --circle 0.5 --world s --skin 2");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.output, HasSubstr("skin: must be in [2^-16, 1] units"));
+}
+
 // validate-move, as tests/server/move_service_test.cc: at 60 Hz a disk of
 // radius 0.5 at the origin and a wall whose face is at x = 5, judged from
 // tick 10 of 60.

@@ -194,5 +194,118 @@ TEST_F(ValidateMoveTest, Errors_NameTheField) {
   EXPECT_THAT(Judge(r), StatusIs(StatusCode::kInvalidArgument, "claims: empty batch"));
 }
 
+// ---- MoveShapes: move-and-slide as a query -----------------------------------
+
+v1::MoveShapesRequest Slide(double x, double y, double tx, double ty) {
+  v1::MoveShapesRequest r;
+  r.set_world_id("moves");
+  v1::ShapeMove* m = r.add_moves();
+  *m->mutable_shape() = client::MakeCircle(0.5);
+  *m->mutable_transform() = client::MakeTransform(x, y);
+  *m->mutable_translation() = W(tx, ty);
+  return r;
+}
+
+// 4.484375 = 4.5 - 1/64: the disk's edge a skin (1/64) short of the wall's
+// face at x = 5 (287 * 2^26 raw), to within the rounding of the cast's hit
+// fraction (a few raw units, 2^-32 each).
+constexpr int64_t kSkinClearOfWall = int64_t{287} << 26;
+constexpr int64_t kCastRounding = 8;
+
+TEST_F(ValidateMoveTest, MoveShapes_HeadOnStopsSkinClear_AndADiagonalSlides) {
+  v1::MoveShapesRequest r = Slide(0, -5, 10, 0);
+  *r.add_moves() = Slide(0, -5, 10, 4).moves(0);
+  *r.add_moves() = Slide(-10, -5, -3, 1).moves(0);  // nothing in the way
+  absl::StatusOr<v1::MoveShapesResponse> reply = server_.client().MoveShapes(r);
+  ASSERT_THAT(reply, IsOk());
+  EXPECT_EQ(reply->tick(), 30);
+  ASSERT_EQ(reply->results_size(), 3);
+
+  const v1::MoveOutcome& head_on = reply->results(0);
+  EXPECT_TRUE(head_on.blocked());
+  EXPECT_NEAR(head_on.position().x(), kSkinClearOfWall, kCastRounding);
+  EXPECT_EQ(head_on.position().y(), Fixed::FromInt(-5).raw());
+  ASSERT_EQ(head_on.planes_size(), 1);
+  EXPECT_EQ(head_on.planes(0).body_id(), 2u);
+  EXPECT_EQ(head_on.planes(0).normal().x(), -Fixed::kOneRaw);
+  EXPECT_EQ(head_on.planes(0).normal().y(), 0);
+  EXPECT_FALSE(head_on.planes(0).pushed_out());
+  EXPECT_NEAR(D(head_on.fraction()), 4.484375 / 10, 1e-9);
+
+  const v1::MoveOutcome& slid = reply->results(1);
+  EXPECT_FALSE(slid.blocked());
+  EXPECT_NEAR(slid.position().x(), kSkinClearOfWall, kCastRounding);
+  EXPECT_EQ(slid.position().y(), Fixed::FromInt(-1).raw());  // the whole vertical part, along the wall
+  EXPECT_EQ(slid.planes_size(), 1);
+  EXPECT_EQ(slid.iterations(), 2);
+
+  const v1::MoveOutcome& clear = reply->results(2);
+  EXPECT_FALSE(clear.blocked());
+  EXPECT_EQ(clear.position().x(), Fixed::FromInt(-13).raw());
+  EXPECT_EQ(clear.position().y(), Fixed::FromInt(-4).raw());
+  EXPECT_EQ(clear.fraction(), Fixed::kOneRaw);
+  EXPECT_EQ(clear.planes_size(), 0);
+}
+
+TEST_F(ValidateMoveTest, MoveShapes_AtAPastTickMeetsTheDoorAsItWas) {
+  // From runner 4's place (excluded) towards the door: at tick 1 the door
+  // spans y 19..23 and stops the disk; now (tick 30) it is long gone.
+  v1::MoveShapesRequest r = Slide(2, 20, 4, 0);
+  r.mutable_filter()->add_exclude_bodies(4);
+  r.mutable_at()->set_tick(1);
+  absl::StatusOr<v1::MoveShapesResponse> then = server_.client().MoveShapes(r);
+  ASSERT_THAT(then, IsOk());
+  EXPECT_TRUE(then->results(0).blocked());
+  EXPECT_NEAR(then->results(0).position().x(), kSkinClearOfWall, kCastRounding);
+  ASSERT_EQ(then->results(0).planes_size(), 1);
+  EXPECT_EQ(then->results(0).planes(0).body_id(), 3u);
+
+  r.clear_at();
+  absl::StatusOr<v1::MoveShapesResponse> now = server_.client().MoveShapes(r);
+  ASSERT_THAT(now, IsOk());
+  EXPECT_FALSE(now->results(0).blocked());
+  EXPECT_EQ(now->results(0).position().x(), Fixed::FromInt(6).raw());
+
+  // Without the exclusion the start overlaps runner 4 and is pushed out first.
+  r.clear_filter();
+  now = server_.client().MoveShapes(r);
+  ASSERT_THAT(now, IsOk());
+  ASSERT_GE(now->results(0).planes_size(), 1);
+  EXPECT_TRUE(now->results(0).planes(0).pushed_out());
+  EXPECT_EQ(now->results(0).planes(0).body_id(), 4u);
+}
+
+TEST_F(ValidateMoveTest, MoveShapes_Errors_NameTheField) {
+  auto move = [&](const v1::MoveShapesRequest& r) { return server_.client().MoveShapes(r); };
+  v1::MoveShapesRequest r = Slide(0, 0, 1, 0);
+  r.clear_moves();
+  EXPECT_THAT(move(r), StatusIs(StatusCode::kInvalidArgument, "moves: empty batch"));
+  r = Slide(0, 0, 1, 0);
+  r.mutable_moves(0)->clear_shape();
+  EXPECT_THAT(move(r), StatusIs(StatusCode::kInvalidArgument, "moves[0].shape: required"));
+  r = Slide(0, 0, 1, 0);
+  *r.add_moves() = Slide(0, 0, 1 << 28, 0).moves(0);
+  r.mutable_moves(1)->mutable_translation()->set_x(r.moves(1).translation().x() + 1);
+  EXPECT_THAT(move(r), StatusIs(StatusCode::kOutOfRange, "moves[1].translation: beyond +-2^28 units"));
+  r = Slide(0, 0, 1, 0);
+  r.set_skin(Fixed::kOneRaw + 1);
+  EXPECT_THAT(move(r), StatusIs(StatusCode::kOutOfRange, "skin: must be in [2^-16, 1] units"));
+  r = Slide(0, 0, 1, 0);
+  r.set_max_iterations(-1);
+  EXPECT_THAT(move(r), StatusIs(StatusCode::kOutOfRange, "max_iterations: must be in 1..16"));
+  r = Slide(0, 0, 1, 0);
+  r.mutable_at()->set_tick(500);
+  EXPECT_THAT(move(r), StatusIs(StatusCode::kOutOfRange, "at."));
+  r = Slide(0, 0, 1, 0);
+  r.mutable_at()->set_fraction(Fixed::kOneRaw);
+  EXPECT_THAT(move(r), StatusIs(StatusCode::kInvalidArgument, "at.fraction"));
+  r = Slide(0, 0, 1, 0);
+  r.mutable_moves(0)->mutable_shape()->mutable_circle()->set_radius(-1);
+  EXPECT_THAT(move(r), StatusIs(StatusCode::kInvalidArgument, "moves[0].shape"));
+  r = Slide(0, 0, 1, 0);
+  r.set_world_id("nowhere");
+  EXPECT_THAT(move(r), StatusIs(StatusCode::kNotFound, "nowhere"));
+}
+
 }  // namespace
 }  // namespace arbiter::testing

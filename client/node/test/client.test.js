@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { ArbiterClient, ArbiterError, body, box, circle, fromUnits, moveClaim, ray, toUnits, vec2 } from '../index.js';
+import { ArbiterClient, ArbiterError, body, box, circle, fromUnits, moveClaim, ray, shapeMove, toUnits, vec2 } from '../index.js';
 import { startServer } from './server.js';
 
 let server;
@@ -234,6 +234,39 @@ test('ValidateMove: split by max_batch over claims and positions, raw fields Big
   await assert.rejects(client.validateMove({ ...rules, claims: [moveClaim(99, 10, [[0, 0]])] }),
     (e) => e.codeName === 'NOT_FOUND' && e.field === 'claims[0].body_id');
   await assert.rejects(client.validateMove({ ...rules, skin: fromUnits(2), claims: [moveClaim(1, 10, [[0, 0]])] }),
+    (e) => e.codeName === 'OUT_OF_RANGE' && e.field === 'skin');
+});
+
+test('MoveShapes: stops skin-clear, slides, splits by max_batch, errors name the field', async () => {
+  const id = worldId();
+  await moveWorld(id);
+  const disk = circle(0.5);
+  const reply = await client.moveShapes({
+    world_id: id,
+    moves: [shapeMove(disk, [0, -5], [10, 0]), shapeMove(disk, [0, -5], [10, 4]), shapeMove(disk, [-10, -5], [-3, 1])],
+  });
+  assert.equal(reply.tick, 60n);
+  const [headOn, slid, clear] = reply.results;
+  assert.equal(headOn.blocked, true);
+  // 4.484375 = 4.5 - 1/64: skin-clear of the face, to within the cast's rounding (a few raw units).
+  const skinClear = (x) => x >= (287n << 26n) - 8n && x <= (287n << 26n) + 8n;
+  assert.ok(skinClear(headOn.position.x));
+  assert.equal(headOn.position.y, U(-5));
+  assert.deepEqual(headOn.planes.map((p) => [p.body_id, p.normal]), [[2n, { x: U(-1), y: 0n }]]);
+  assert.equal(slid.blocked, false);
+  assert.ok(skinClear(slid.position.x));
+  assert.equal(slid.position.y, U(-1));
+  assert.equal(slid.iterations, 2);
+  assert.deepEqual(clear.position, { x: U(-13), y: U(-4) });
+  assert.equal(clear.fraction, U(1));
+  const many = await client.moveShapes({
+    world_id: id, moves: Array.from({ length: 150 }, (_, i) => shapeMove(disk, [0, -5 + i / 16], [10, 0])),
+  });
+  assert.equal(many.results.length, 150);
+  assert.ok(many.results.every((r) => r.blocked && skinClear(r.position.x)));
+  await assert.rejects(client.moveShapes({ world_id: id, moves: [shapeMove(disk, [0, 0], [2 ** 28 + 1, 0])] }),
+    (e) => e.codeName === 'OUT_OF_RANGE' && e.field === 'moves[0].translation');
+  await assert.rejects(client.moveShapes({ world_id: id, skin: fromUnits(2), moves: [shapeMove(disk, [0, 0], [1, 0])] }),
     (e) => e.codeName === 'OUT_OF_RANGE' && e.field === 'skin');
 });
 

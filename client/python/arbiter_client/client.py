@@ -183,6 +183,17 @@ class Client:
                          m.Hit.of(reply.first_hit) if reply.HasField("first_hit") else None,
                          m.Hit.of(reply.target_hit) if reply.HasField("target_hit") else None)
 
+    def move_shapes(self, world_id, moves, skin=None, max_iterations=0, filter=None, at=None):
+        """Move-and-slide as a query (MoveShapes): `moves` are shape_move(...)
+        messages; `skin` in units (None: the server's 1/64), `max_iterations`
+        0: the server's 4. An Answer of MoveOutcomes, one per move in order;
+        nothing in the world moves."""
+        skin = 0 if skin is None else m.to_raw(skin, "skin")
+        at = m.past_tick(at)
+        return self._split_query("MoveShapes", moves, lambda part: pb.MoveShapesRequest(
+            world_id=world_id, moves=part, filter=filter, skin=skin, max_iterations=max_iterations, at=at),
+            m.move_outcomes)
+
     def validate_move(self, world_id, claims, max_speed, tolerance=0, skin=None, max_iterations=0, filter=None):
         """Judges claimed paths (ValidateMove). `claims`: move_claim(...)
         messages or (body_id, tick, positions) tuples, positions in units.

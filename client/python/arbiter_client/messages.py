@@ -97,6 +97,13 @@ def shape_cast(shape, position, translation, rotation=None):
                         translation=vec2(translation, "translation"))
 
 
+def shape_move(shape, position, translation, rotation=None):
+    """A ShapeMove for move_shapes: `shape` placed at `position` (units)
+    tries to move by `translation` (units) and slide."""
+    return pb.ShapeMove(shape=shape, transform=transform(position, rotation),
+                        translation=vec2(translation, "translation"))
+
+
 def move_claim(body_id, tick, positions, shape_index=0, field="claim"):
     """A MoveClaim: body `body_id` (its shape `shape_index`) claims to be at
     `positions` (units) at tick + 1, tick + 2, ..."""
@@ -167,7 +174,7 @@ class Verdict:
 
 @dataclass(frozen=True)
 class MovePlane:
-    """A surface a corrected move met: world units as floats, raw beside them."""
+    """A surface a move met: world units as floats, raw beside them."""
     body_id: int
     shape_index: int
     normal: tuple
@@ -209,6 +216,28 @@ class MoveJudgement:
                    (to_units(a.x), to_units(a.y)), (to_units(c.x), to_units(c.y)), j.reason,
                    to_units(j.step_length), to_units(j.max_step), [MovePlane.of(p) for p in j.planes], j.blocked,
                    (a.x, a.y), (c.x, c.y), j.step_length, j.max_step)
+
+
+@dataclass(frozen=True)
+class MoveOutcome:
+    """Where one move of move_shapes ended (see MoveOutcome in arbiter.proto):
+    world units as floats, the exact raw values beside them."""
+    position: tuple
+    fraction: float  # of the wanted translation achieved, in [0, 1]
+    blocked: bool    # translation was left that the mover could not take
+    planes: list     # MovePlanes met, in order
+    iterations: int  # casts made
+    position_raw: tuple
+    fraction_raw: int
+
+    @classmethod
+    def of(cls, o):
+        return cls((to_units(o.position.x), to_units(o.position.y)), to_units(o.fraction), o.blocked,
+                   [MovePlane.of(p) for p in o.planes], o.iterations, (o.position.x, o.position.y), o.fraction)
+
+
+def move_outcomes(results):
+    return [MoveOutcome.of(o) for o in results]
 
 
 @dataclass(frozen=True)

@@ -230,6 +230,36 @@ def test_validate_move_splits_by_max_batch_and_names_fields(client):
     assert e.value.code == grpc.StatusCode.OUT_OF_RANGE and e.value.field == "skin"
 
 
+def test_move_shapes_stops_slides_and_splits_by_max_batch(client):
+    wid = world_id()
+    move_world(client, wid)
+    disk = ac.circle(0.5)
+    answer = client.move_shapes(wid, [ac.shape_move(disk, (0, -5), (10, 0)),   # head-on into the wall
+                                      ac.shape_move(disk, (0, -5), (10, 4)),   # slides up along it
+                                      ac.shape_move(disk, (-10, -5), (-3, 1))])  # nothing in the way
+    assert answer.tick == 60
+    head_on, slid, clear = answer.results
+    # 4.484375 = 4.5 - 1/64: skin-clear of the face, to within the cast's rounding (a few raw units).
+    assert head_on.blocked and abs(head_on.position_raw[0] - (287 << 26)) <= 8 and head_on.position_raw[1] == -5 << 32
+    assert head_on.position == (pytest.approx(4.484375, abs=1e-8), -5.0)
+    assert [(p.body_id, p.normal_raw) for p in head_on.planes] == [(2, (-1 << 32, 0))]
+    assert not slid.blocked and abs(slid.position_raw[0] - (287 << 26)) <= 8 and slid.position_raw[1] == -1 << 32
+    assert slid.iterations == 2
+    assert not clear.blocked and clear.position_raw == (-13 << 32, -4 << 32) and clear.fraction_raw == 1 << 32
+    assert clear.fraction == 1.0 and clear.planes == []
+    # Past max_batch (100) the moves go in several calls, answered alike.
+    many = client.move_shapes(wid, [ac.shape_move(disk, (0, -5 + i / 16), (10, 0)) for i in range(150)])
+    assert len(many.results) == 150 and all(r.blocked and abs(r.position_raw[0] - (287 << 26)) <= 8 for r in many.results)
+    alone = [client.move_shapes(wid, [ac.shape_move(disk, (0, -5 + i / 16), (10, 0))]).results[0] for i in (0, 99, 100, 149)]
+    assert alone == [many.results[i] for i in (0, 99, 100, 149)]
+    with pytest.raises(ac.ArbiterError) as e:
+        client.move_shapes(wid, [ac.shape_move(disk, (0, 0), (2 ** 28 + 1, 0))])
+    assert e.value.code == grpc.StatusCode.OUT_OF_RANGE and e.value.field == "moves[0].translation"
+    with pytest.raises(ac.ArbiterError) as e:
+        client.move_shapes(wid, [ac.shape_move(disk, (0, 0), (1, 0))], skin=2)
+    assert e.value.code == grpc.StatusCode.OUT_OF_RANGE and e.value.field == "skin"
+
+
 def test_query_stream_answers_in_order(client):
     wid = world_id()
     small_world(client, wid)

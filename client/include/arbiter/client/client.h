@@ -138,6 +138,9 @@ class ArbiterClient {
   /// Movement validation: a verdict per claimed path (see MoveVerdict in
   /// arbiter.proto).
   absl::StatusOr<v1::ValidateMoveResponse> ValidateMove(const v1::ValidateMoveRequest& request);
+  /// Move-and-slide as a query: where each shape ends (see MoveShapes in
+  /// arbiter.proto); the world is unchanged.
+  absl::StatusOr<v1::MoveShapesResponse> MoveShapes(const v1::MoveShapesRequest& request);
   absl::StatusOr<v1::ReportHashesResponse> ReportHashes(const v1::ReportHashesRequest& request);
   /// The bytes of a journal export file (the whole stream, concatenated);
   /// `progress` gets the bytes received and the whole size after each chunk.
