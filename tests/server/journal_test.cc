@@ -236,10 +236,10 @@ TEST(JournalTest, ExportAndReplayVerify_FindsDivergenceAndDisputedAnswers) {
   EXPECT_NE(exported.output.find("export: bytes: " + bytes + "/" + bytes + "\n"), std::string::npos) << exported.output;
 }
 
-// ValidateMove is recorded by --journal_queries like the other queries: a
-// clean export verifies, and a doctored verdict is flagged as a differing
-// answer of kind "validate_move".
-TEST(JournalTest, RecordedValidateMove_IsReplayedAndADoctoredVerdictIsFlagged) {
+// ValidateMove and MoveShapes are recorded by --journal_queries like the
+// other queries: a clean export verifies, and a doctored verdict or end
+// position is flagged as a differing answer of its kind.
+TEST(JournalTest, RecordedMoves_AreReplayedAndDoctoredAnswersAreFlagged) {
   TempDir dir;
   LiveServer server(JournaledOptions(dir, /*snapshot_every=*/4, /*queries=*/true));
   // A kinematic disk at the origin and a wall whose left face is at x = 5.
@@ -267,29 +267,46 @@ TEST(JournalTest, RecordedValidateMove_IsReplayedAndADoctoredVerdictIsFlagged) {
   ASSERT_THAT(judged, IsOk());
   ASSERT_EQ(judged->judgements_size(), 1);
   ASSERT_EQ(judged->judgements(0).verdict(), v1::MOVE_VERDICT_CORRECTED);
+  v1::MoveShapesRequest slide;
+  slide.set_world_id("moves");
+  v1::ShapeMove* move = slide.add_moves();
+  *move->mutable_shape() = client::MakeCircle(0.5);
+  *move->mutable_transform() = client::MakeTransform(0, -5);
+  *move->mutable_translation() = client::MakeVec2(10, 4);
+  slide.mutable_at()->set_tick(12);
+  ASSERT_THAT(server.client().MoveShapes(slide), IsOk());
   ASSERT_THAT(server.client().Step(step), IsOk());
 
   const std::string file = Export(server.client(), "moves");
   const server::ReplayReport clean = Verify(file);
   EXPECT_TRUE(clean.ok()) << clean.divergence << (clean.queries.empty() ? "" : clean.queries[0].what);
-  EXPECT_EQ(clean.queries_checked, 1u);
+  EXPECT_EQ(clean.queries_checked, 2u);
 
   std::vector<v1::JournalRecord> records;
   ASSERT_THAT(server::ParseJournalFile(file, &records), IsOk());
   int doctored = 0;
   for (v1::JournalRecord& r : records) {
-    if (!r.has_query() || !r.query().has_validate_move_reply()) continue;
-    r.mutable_query()->mutable_validate_move_reply()->mutable_judgements(0)->set_verdict(v1::MOVE_VERDICT_VALID);
-    ++doctored;
+    if (!r.has_query()) continue;
+    v1::RecordedQuery& q = *r.mutable_query();
+    if (q.has_validate_move_reply()) {
+      q.mutable_validate_move_reply()->mutable_judgements(0)->set_verdict(v1::MOVE_VERDICT_VALID);
+      ++doctored;
+    } else if (q.has_move_shapes_reply()) {
+      v1::Vec2* end = q.mutable_move_shapes_reply()->mutable_results(0)->mutable_position();
+      end->set_x(end->x() + 1);
+      ++doctored;
+    }
   }
-  ASSERT_EQ(doctored, 1);
+  ASSERT_EQ(doctored, 2);
   std::string disputed(server::kJournalFileMagic);
   for (const v1::JournalRecord& r : records) server::AppendDelimited(r, &disputed);
   const server::ReplayReport audit = Verify(disputed);
   EXPECT_FALSE(audit.diverged);
-  ASSERT_EQ(audit.queries.size(), 1u);
+  ASSERT_EQ(audit.queries.size(), 2u);
   EXPECT_EQ(audit.queries[0].kind, "validate_move");
   EXPECT_NE(audit.queries[0].what.find("verdict"), std::string::npos) << audit.queries[0].what;
+  EXPECT_EQ(audit.queries[1].kind, "move_shapes");
+  EXPECT_NE(audit.queries[1].what.find("position"), std::string::npos) << audit.queries[1].what;
 }
 
 TEST(JournalTest, ExportRange_StartsAtASnapshot_AndErrorsAreClear) {
