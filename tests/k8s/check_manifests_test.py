@@ -6,9 +6,11 @@ manifests to pass."""
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 import yaml
@@ -160,9 +162,7 @@ class ConfigMapFiles(unittest.TestCase):
         shutil.rmtree(self.tmp)
 
     def test_nginx_accepts_the_configuration(self):
-        nginx = shutil.which('nginx', path='/usr/sbin:' + os.environ.get('PATH', ''))
-        if nginx is None:
-            self.skipTest('nginx is not installed (scripts/install-deps.sh installs it)')
+        nginx = self.nginx_or_skip()
         conf = re.sub(r'server arbiter-(\d+)\.arbiter:50051', lambda m: f'server 127.0.0.{int(m.group(1)) + 1}:50051',
                       self.data['nginx.conf'])
         self.assertNotIn('arbiter-0.arbiter', conf)
@@ -172,6 +172,61 @@ class ConfigMapFiles(unittest.TestCase):
             f.write(conf)
         run = subprocess.run([nginx, '-t', '-q', '-p', self.tmp, '-c', path], capture_output=True, text=True)
         self.assertEqual(run.returncode, 0, run.stderr)
+
+    def nginx_or_skip(self):
+        nginx = shutil.which('nginx', path='/usr/sbin:' + os.environ.get('PATH', ''))
+        if nginx is None:
+            self.skipTest('nginx is not installed (scripts/install-deps.sh installs it)')
+        return nginx
+
+    def local_conf(self, port):
+        """The ConfigMap's nginx.conf for this machine: upstream names that
+        resolve here (localhost), paths in the test's folder, `port`."""
+        conf = re.sub(r'server arbiter-\d+\.arbiter:50051', 'server localhost:50051', self.data['nginx.conf'])
+        conf = conf.replace('listen 50051 http2;', f'listen 127.0.0.1:{port} http2;')
+        self.assertNotIn('arbiter-0.arbiter', conf)
+        self.assertIn(f':{port} http2', conf)
+        return conf.replace('/tmp/', self.tmp + '/')
+
+    @staticmethod
+    def free_port():
+        with socket.socket() as s:
+            s.bind(('127.0.0.1', 0))
+            return s.getsockname()[1]
+
+    @staticmethod
+    def wait_listening(port, seconds):
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            with socket.socket() as s:
+                if s.connect_ex(('127.0.0.1', port)) == 0:
+                    return True
+            time.sleep(0.1)
+        return False
+
+    def test_run_nginx_reloads_when_the_configuration_changes(self):
+        self.nginx_or_skip()
+        conf = os.path.join(self.tmp, 'nginx.conf')
+        script = os.path.join(self.tmp, 'run-nginx.sh')
+        with open(script, 'w', encoding='utf-8') as f:
+            f.write(self.data['run-nginx.sh'])
+        first, second = self.free_port(), self.free_port()
+        with open(conf, 'w', encoding='utf-8') as f:
+            f.write(self.local_conf(first))
+        env = dict(os.environ, ARBITER_NGINX_CONF=conf, PATH='/usr/sbin:' + os.environ.get('PATH', ''))
+        run = subprocess.Popen(['sh', script], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            self.assertTrue(self.wait_listening(first, 10), 'nginx did not start on the ConfigMap configuration')
+            # What kubelet does when the ConfigMap is edited: a new file in place.
+            with open(conf + '.new', 'w', encoding='utf-8') as f:
+                f.write(self.local_conf(second))
+            os.replace(conf + '.new', conf)
+            self.assertTrue(self.wait_listening(second, 20), 'run-nginx.sh did not reload the changed configuration')
+        finally:
+            run.terminate()
+            output, _ = run.communicate(timeout=20)
+        self.assertEqual(run.returncode, 0, output)
+        self.assertFalse(self.wait_listening(second, 0.5), 'nginx still listens after run-nginx.sh ended')
 
     def test_the_start_script_is_valid_sh(self):
         path = os.path.join(self.tmp, 'run-nginx.sh')
