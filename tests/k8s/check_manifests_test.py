@@ -97,6 +97,11 @@ class BrokenManifests(unittest.TestCase):
         self.edit('nginx-deployment.yaml', lambda d: d['spec']['ports'][0].update({'targetPort': 'http'}), kind='Service')
         self.assertProblem('target-port', 'Service/arbiter-proxy', 'targetPort http')
 
+    def test_a_container_without_resource_requests_is_named(self):
+        self.edit(os.path.join('agones', 'fleet.yaml'),
+                  lambda d: d['spec']['template']['spec']['template']['spec']['containers'][0].pop('resources'))
+        self.assertProblem('missing-resources', 'Fleet/arbiter-match', 'arbiter-server')
+
     def test_a_flag_the_server_does_not_accept_is_named(self):
         self.edit('arbiter-statefulset.yaml', lambda d: self.server(d)['args'].append('--max_world=8'))
         self.assertProblem('unknown-flag', '--max_world=8')

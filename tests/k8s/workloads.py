@@ -145,6 +145,9 @@ def check_pods(ctx):
         check_volumes(ctx, pod)
         for c in pod.containers():
             ctx.report.check(bool(c.get('name')) and bool(c.get('image')), pod.doc, 'missing-field', 'every container needs a name and an image')
+            requests = (c.get('resources') or {}).get('requests') or {}
+            ctx.report.check('cpu' in requests and 'memory' in requests, pod.doc, 'missing-resources',
+                             f'container {c.get("name")} requests no cpu or no memory (size them from scripts/bench-fleet.sh)')
             check_probes(ctx, pod, c)
             check_commands(ctx, pod, c)
             if is_arbiter(c):
