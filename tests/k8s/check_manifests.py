@@ -17,6 +17,9 @@ arbiter containers are flags of server/main.cc and their ARBITER_*
 variables are ones docker/entrypoint.sh reads; Agones Fleets name their
 container and its ports.
 
+With --kubectl, `kubectl kustomize` must also render kustomization.yaml
+into the same objects, with the image it names.
+
 Each problem is printed as "FILE: KIND/NAME: [code] message"; the exit
 status is 1 when there is any, 0 otherwise.
 """
@@ -24,6 +27,7 @@ status is 1 when there is any, 0 otherwise.
 import argparse
 import os
 import re
+import subprocess
 import sys
 
 import yaml
@@ -145,7 +149,28 @@ def check_kustomization(docs, manifests, report):
                              f'{other.path} is not listed in {d.path}')
 
 
-def check(root, manifests):
+def check_kustomize(docs, manifests, kubectl, report):
+    """`kubectl kustomize` (offline) renders the Kustomization: the same
+    objects as its resources, arbiter images renamed by its `images`."""
+    for d in docs:
+        if d.kind != 'Kustomization':
+            continue
+        folder = os.path.dirname(os.path.join(manifests, d.path))
+        run = subprocess.run([kubectl, 'kustomize', folder], capture_output=True, text=True, timeout=60)
+        if not report.check(run.returncode == 0, d, 'kustomize', f'kubectl kustomize failed: {run.stderr.strip()}'):
+            continue
+        rendered = [b for b in yaml.safe_load_all(run.stdout) if b]
+        here = os.path.dirname(d.path)
+        listed = {(o.kind, o.name) for o in docs if os.path.dirname(o.path) == here and o.kind != 'Kustomization'}
+        got = {(b.get('kind'), get(b, 'metadata.name')) for b in rendered}
+        report.check(got == listed, d, 'kustomize', f'kubectl kustomize rendered {sorted(got)}, the folder holds {sorted(listed)}')
+        for image in d.body.get('images') or []:
+            want = f'{image.get("newName", image["name"])}:{image.get("newTag", "latest")}'
+            images = {c.get('image') for b in rendered for c in get(b, 'spec.template.spec.containers') or []}
+            report.check(want in images, d, 'kustomize', f'no rendered container runs {want} (images: {sorted(images)})')
+
+
+def check(root, manifests, kubectl=None):
     docs = load(manifests)
     report = Report()
     report.check(len(docs) > 0, manifests, 'no-manifests', 'no YAML documents found')
@@ -157,6 +182,8 @@ def check(root, manifests):
         template = f.read()
     workloads.check_nginx(context, template, cluster_server_params(root))
     check_kustomization(docs, manifests, report)
+    if kubectl:
+        check_kustomize(docs, manifests, kubectl, report)
     return docs, report
 
 
@@ -165,9 +192,10 @@ def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--root', default=os.path.normpath(os.path.join(here, '..', '..')))
     parser.add_argument('--manifests')
+    parser.add_argument('--kubectl', help='also render the Kustomization with this kubectl (offline)')
     args = parser.parse_args(argv)
     manifests = args.manifests or os.path.join(args.root, 'docker', 'k8s')
-    docs, report = check(args.root, manifests)
+    docs, report = check(args.root, manifests, args.kubectl)
     for p in report.problems:
         print(p)
     status = f'{len(report.problems)} problem(s)' if report.problems else 'OK'

@@ -146,6 +146,15 @@ class BrokenManifests(unittest.TestCase):
         self.edit(os.path.join('agones', 'fleet.yaml'), lambda d: d['spec']['template']['spec'].update({'container': 'server'}))
         self.assertProblem('missing-container', 'Fleet/arbiter-match')
 
+    def test_an_image_the_kustomization_does_not_rename_is_named(self):
+        kubectl = shutil.which('kubectl')
+        if kubectl is None:
+            self.skipTest('no kubectl to render the Kustomization with')
+        self.edit('arbiter-statefulset.yaml', lambda d: self.server(d).update({'image': 'arbiter-server:latest'}))
+        _, report = check_manifests.check(ROOT, self.dir, kubectl)
+        self.assertTrue([p for p in report.problems if '[kustomize]' in p and 'registry.example.com/arbiter:latest' in p],
+                        report.problems)
+
     def test_a_manifest_left_out_of_the_kustomization_is_named(self):
         def drop(d):
             d['resources'].remove('arbiter-pdb.yaml')
