@@ -10,12 +10,14 @@
 #   docker/cluster.sh restart DIR I      start instance I again on its port and journal
 #
 # ARBITER_SERVER (default build/server/arbiter-server) and NGINX_BIN (default
-# nginx) name the binaries. Each instance logs to DIR/iI.log, nginx to
-# DIR/nginx/error.log.
+# nginx) name the binaries; NGINX_TEMPLATE another configuration template
+# (default docker/nginx/arbiter-fleet.conf.template, e.g. to measure a
+# change). Each instance logs to DIR/iI.log, nginx to DIR/nginx/error.log.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 server_bin="${ARBITER_SERVER:-$here/../build/server/arbiter-server}"
 nginx_bin="${NGINX_BIN:-nginx}"
+nginx_template="${NGINX_TEMPLATE:-$here/nginx/arbiter-fleet.conf.template}"
 
 free_port() {
   /usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
@@ -59,7 +61,7 @@ start() {
   local proxy_port
   proxy_port="$(free_port)"
   sed -e "s|@PREFIX@|$dir/nginx|g" -e "s|@LISTEN@|127.0.0.1:$proxy_port|g" \
-    "$here/nginx/arbiter-fleet.conf.template" |
+    "$nginx_template" |
     awk -v servers="$servers" '{ if ($0 == "@SERVERS@") printf "%s", servers; else print }' \
       >"$dir/nginx/nginx.conf"
   "$nginx_bin" -p "$dir/nginx" -c "$dir/nginx/nginx.conf" -t -q
@@ -100,7 +102,7 @@ case "${1:-}" in
     ;;
   restart) start_instance "$(realpath -m "$2")" "$3" ;;
   *)
-    sed -n '2,15p' "$0" >&2
+    sed -n '2,16p' "$0" >&2
     exit 2
     ;;
 esac

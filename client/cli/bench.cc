@@ -31,6 +31,7 @@
 #include "arbiter/client/client.h"
 #include "arbiter/scene/scene.h"
 #include "args.h"
+#include "bench_load.h"
 #include "connection.h"
 
 namespace arbiter::cli {
@@ -50,13 +51,6 @@ struct Result {
   double p50_us = 0, p99_us = 0, p999_us = 0;
   uint64_t errors = 0;
 };
-
-double Percentile(std::vector<double>& v, double q) {
-  if (v.empty()) return 0;
-  const size_t k = std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())));
-  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(k), v.end());
-  return v[k];
-}
 
 // Runs `call` in `concurrency` closed loops for `seconds`; each call returns
 // false on error. `rays_per_call` scales calls to rays.
@@ -104,21 +98,6 @@ Result Measure(const std::string& mode, int concurrency, double seconds, uint64_
   r.p99_us = Percentile(all, 0.99);
   r.p999_us = Percentile(all, 0.999);
   return r;
-}
-
-v1::CastRaysRequest ColumnBatch(const std::vector<RayCastInput>& rays, size_t first, size_t count) {
-  v1::CastRaysRequest request;
-  request.set_world_id(kArenaWorld);
-  request.set_mode(v1::CAST_MODE_CLOSEST);
-  v1::RayColumns* c = request.mutable_columns();
-  for (size_t k = 0; k < count; ++k) {
-    const RayCastInput& r = rays[(first + k) % rays.size()];
-    c->add_origin_x(r.origin.x.raw());
-    c->add_origin_y(r.origin.y.raw());
-    c->add_translation_x(r.translation.x.raw());
-    c->add_translation_y(r.translation.y.raw());
-  }
-  return request;
 }
 
 int Usage(const std::string& message) {
@@ -208,21 +187,10 @@ int RunBench(int argc, char** argv) {
     }));
     report(Measure("ray", level, *seconds, 1, [&](int t) {
       auto next = std::make_shared<size_t>(static_cast<size_t>(t) * 7919);
-      return [&c, &rays, next] {
-        v1::CastRaysRequest request;
-        request.set_world_id(kArenaWorld);
-        request.set_mode(v1::CAST_MODE_CLOSEST);
-        const RayCastInput& r = rays[(*next)++ % rays.size()];
-        v1::Ray* w = request.add_rays();
-        w->mutable_origin()->set_x(r.origin.x.raw());
-        w->mutable_origin()->set_y(r.origin.y.raw());
-        w->mutable_translation()->set_x(r.translation.x.raw());
-        w->mutable_translation()->set_y(r.translation.y.raw());
-        return c->CastRays(request).ok();
-      };
+      return [&c, &rays, next] { return c->CastRays(SingleRay(kArenaWorld, rays, (*next)++)).ok(); };
     }));
     report(Measure("batch", level, *seconds, *batch, [&](int t) {
-      auto request = std::make_shared<v1::CastRaysRequest>(ColumnBatch(rays, static_cast<size_t>(t) * *batch, *batch));
+      auto request = std::make_shared<v1::CastRaysRequest>(ColumnBatch(kArenaWorld, rays, static_cast<size_t>(t) * *batch, *batch));
       return [&c, request] { return c->CastRays(*request).ok(); };
     }));
     // Streams keep `window` batches in flight; a "call" is one reply.
@@ -237,7 +205,7 @@ int RunBench(int argc, char** argv) {
       };
       auto state = std::make_shared<State>();
       state->stream = c->OpenQueryStream();
-      state->request = ColumnBatch(rays, static_cast<size_t>(t) * *batch, *batch);
+      state->request = ColumnBatch(kArenaWorld, rays, static_cast<size_t>(t) * *batch, *batch);
       const uint64_t in_flight = *window;
       return [state, in_flight] {
         if (!state->primed) {
