@@ -8,6 +8,13 @@
 #   docker/cluster.sh stop DIR           stop everything started in DIR
 #   docker/cluster.sh kill DIR I         SIGKILL instance I (0-based)
 #   docker/cluster.sh restart DIR I      start instance I again on its port and journal
+#   docker/cluster.sh add DIR            start one more instance (not routed to yet);
+#                                        prints its address
+#   docker/cluster.sh reload DIR [I,J..] route to instances I,J,... (default: all
+#                                        started) and reload nginx; rewrites cluster.env
+#
+# Adding or draining an instance: `add`, then `arbiter rebalance --yes` over
+# the new list, then `reload` (README "Fleet").
 #
 # ARBITER_SERVER (default build/server/arbiter-server) and NGINX_BIN (default
 # nginx) name the binaries; NGINX_TEMPLATE another configuration template
@@ -48,28 +55,60 @@ start_instance() {
   wait_listening "$(cat "$dir/i$i.pid")" "$port"
 }
 
-start() {
-  local dir="$1" n="${2:-3}" servers="" instances=""
-  mkdir -p "$dir/nginx"/{body,proxy,fastcgi,uwsgi,scgi}
-  for i in $(seq 0 $((n - 1))); do
-    free_port >"$dir/i$i.port"
-    start_instance "$dir" "$i"
-    local addr="127.0.0.1:$(cat "$dir/i$i.port")"
+# The instances started in DIR, by index: 0 1 2 ...
+all_instances() {
+  local dir="$1" i=0 list=""
+  while [ -e "$dir/i$i.port" ]; do list+="${list:+,}$i"; i=$((i + 1)); done
+  echo "$list"
+}
+
+# Writes DIR/nginx/nginx.conf routing to instances $2 ("0,1,2") and
+# DIR/cluster.env; the proxy's port is kept in DIR/proxy.port.
+write_config() {
+  local dir="$1" servers="" instances="" i addr
+  for i in ${2//,/ }; do
+    addr="127.0.0.1:$(cat "$dir/i$i.port")"
     servers+="    server $addr max_fails=0;"$'\n'
     instances+="${instances:+,}$addr"
   done
-  local proxy_port
-  proxy_port="$(free_port)"
-  sed -e "s|@PREFIX@|$dir/nginx|g" -e "s|@LISTEN@|127.0.0.1:$proxy_port|g" \
+  sed -e "s|@PREFIX@|$dir/nginx|g" -e "s|@LISTEN@|127.0.0.1:$(cat "$dir/proxy.port")|g" \
     "$nginx_template" |
     awk -v servers="$servers" '{ if ($0 == "@SERVERS@") printf "%s", servers; else print }' \
       >"$dir/nginx/nginx.conf"
   "$nginx_bin" -p "$dir/nginx" -c "$dir/nginx/nginx.conf" -t -q
+  printf 'PROXY=127.0.0.1:%s\nINSTANCES=%s\n' "$(cat "$dir/proxy.port")" "$instances" >"$dir/cluster.env"
+}
+
+start() {
+  local dir="$1" n="${2:-3}"
+  mkdir -p "$dir/nginx"/{body,proxy,fastcgi,uwsgi,scgi}
+  for i in $(seq 0 $((n - 1))); do
+    free_port >"$dir/i$i.port"
+    start_instance "$dir" "$i"
+  done
+  free_port >"$dir/proxy.port"
+  write_config "$dir" "$(all_instances "$dir")"
   "$nginx_bin" -p "$dir/nginx" -c "$dir/nginx/nginx.conf"
   # nginx daemonizes: its pid file appears once it runs.
   for _ in $(seq 1 100); do [ -s "$dir/nginx/nginx.pid" ] && break; sleep 0.05; done
-  wait_listening "$(cat "$dir/nginx/nginx.pid")" "$proxy_port"
-  printf 'PROXY=127.0.0.1:%s\nINSTANCES=%s\n' "$proxy_port" "$instances" >"$dir/cluster.env"
+  wait_listening "$(cat "$dir/nginx/nginx.pid")" "$(cat "$dir/proxy.port")"
+  cat "$dir/cluster.env"
+}
+
+add() {
+  local dir="$1" i=0
+  while [ -e "$dir/i$i.port" ]; do i=$((i + 1)); done
+  free_port >"$dir/i$i.port"
+  start_instance "$dir" "$i"
+  echo "127.0.0.1:$(cat "$dir/i$i.port")"
+}
+
+# nginx -s reload: new workers take the new configuration, old ones finish
+# their calls; routing changes within moments, not at once.
+reload() {
+  local dir="$1"
+  write_config "$dir" "${2:-$(all_instances "$dir")}"
+  "$nginx_bin" -p "$dir/nginx" -c "$dir/nginx/nginx.conf" -s reload
   cat "$dir/cluster.env"
 }
 
@@ -101,8 +140,10 @@ case "${1:-}" in
     while kill -0 "$pid" 2>/dev/null; do sleep 0.02; done
     ;;
   restart) start_instance "$(realpath -m "$2")" "$3" ;;
+  add) add "$(realpath -m "$2")" ;;
+  reload) reload "$(realpath -m "$2")" "${3:-}" ;;
   *)
-    sed -n '2,16p' "$0" >&2
+    sed -n '2,22p' "$0" >&2
     exit 2
     ;;
 esac

@@ -253,6 +253,26 @@ grpc::ServerUnaryReactor* ArbiterService::GetServerInfo(grpc::CallbackServerCont
   return reactor;
 }
 
+// ---- Moving a world between instances: admin, like creating and deleting ---------------
+
+grpc::ServerUnaryReactor* ArbiterService::FreezeWorld(grpc::CallbackServerContext* context,
+                                                      const v1::FreezeWorldRequest* request,
+                                                      v1::FreezeWorldResponse* reply) {
+  absl::StatusOr<Permit> permit = Admit(*context, Access::kAdmin, request->world_id());
+  if (!permit.ok()) return Refuse(context, permit.status());
+  return RunOnPool(context, *std::move(permit), reply,
+                   [this, request, reply](const CancelFn&) { return operations_->FreezeWorld(*request, reply); });
+}
+
+grpc::ServerUnaryReactor* ArbiterService::ImportWorld(grpc::CallbackServerContext* context,
+                                                      const v1::ImportWorldRequest* request,
+                                                      v1::ImportWorldResponse* reply) {
+  absl::StatusOr<Permit> permit = Admit(*context, Access::kAdmin, request->world_id());
+  if (!permit.ok()) return Refuse(context, permit.status());
+  return RunOnPool(context, *std::move(permit), reply,
+                   [this, request, reply](const CancelFn&) { return operations_->ImportWorld(*request, reply); });
+}
+
 // ---- ExportJournal -------------------------------------------------------------------
 // Reads the journal on a worker (SQLite blocks), then writes the file in
 // chunks, one write in flight at a time. Writer access: the journal holds

@@ -82,6 +82,11 @@ class ArbiterService final : public v1::Arbiter::CallbackService {
                                          v1::ReportHashesResponse* reply) override;
   grpc::ServerWriteReactor<v1::ExportJournalChunk>* ExportJournal(grpc::CallbackServerContext* context,
                                                                   const v1::ExportJournalRequest* request) override;
+  // Moving a world between instances (operations_migration.cc): admin.
+  grpc::ServerUnaryReactor* FreezeWorld(grpc::CallbackServerContext* context, const v1::FreezeWorldRequest* request,
+                                        v1::FreezeWorldResponse* reply) override;
+  grpc::ServerUnaryReactor* ImportWorld(grpc::CallbackServerContext* context, const v1::ImportWorldRequest* request,
+                                        v1::ImportWorldResponse* reply) override;
   grpc::ServerUnaryReactor* GetServerInfo(grpc::CallbackServerContext* context, const v1::GetServerInfoRequest* request,
                                           v1::GetServerInfoResponse* reply) override;
 

@@ -139,6 +139,11 @@ absl::Status Journal::Insert(int64_t key, const v1::JournalRecord& record) {
 
 absl::StatusOr<int64_t> Journal::CreateWorld(const std::string& world_id, const v1::JournalRecord& header,
                                              const v1::JournalRecord& snapshot) {
+  return ImportWorld(world_id, {&header, &snapshot});
+}
+
+absl::StatusOr<int64_t> Journal::ImportWorld(const std::string& world_id,
+                                             const std::vector<const v1::JournalRecord*>& records) {
   std::lock_guard<std::mutex> lock(mu_);
   if (absl::Status s = Begin(); !s.ok()) return s;
   Statement st(db_, "INSERT INTO worlds(world_id, live) VALUES(?, 1);");
@@ -150,7 +155,7 @@ absl::StatusOr<int64_t> Journal::CreateWorld(const std::string& world_id, const 
     return s;
   }
   const int64_t key = sqlite3_last_insert_rowid(db_);
-  if (absl::Status s = InsertAndCommit(key, {&header, &snapshot}); !s.ok()) return s;
+  if (absl::Status s = InsertAndCommit(key, records); !s.ok()) return s;
   return key;
 }
 

@@ -75,6 +75,11 @@ class Journal final : public JournalStore {
   /// transaction. Returns the world's key.
   absl::StatusOr<int64_t> CreateWorld(const std::string& world_id, const v1::JournalRecord& header,
                                       const v1::JournalRecord& snapshot) override;
+  /// A world moved here from another instance: its header, a snapshot and
+  /// every record after it (their own seqs), in one transaction. Returns
+  /// the world's key.
+  absl::StatusOr<int64_t> ImportWorld(const std::string& world_id,
+                                      const std::vector<const v1::JournalRecord*>& records) override;
   /// Deletes the world and every record of it, in one transaction.
   absl::Status DeleteWorld(int64_t key) override;
   /// Deletes what is left of worlds marked deleted (by an older server,

@@ -46,6 +46,10 @@ ABSL_FLAG(int64_t, journal_retain_ticks, 216000,
 ABSL_FLAG(bool, journal_queries, false, "also journal every query and its answer (for audits with arbiter replay)");
 ABSL_FLAG(uint32_t, history_seconds, 2, "seconds of past ticks each world keeps for lag-compensated queries");
 ABSL_FLAG(uint32_t, max_history_ticks, 36000, "most past ticks a world may keep (CreateWorld.history_ticks)");
+ABSL_FLAG(uint64_t, max_import_bytes, uint64_t{64} << 20,
+          "largest export file ImportWorld accepts (a world moved here from another instance), in bytes");
+ABSL_FLAG(uint32_t, moved_tombstone_seconds, 600,
+          "how long calls naming a world moved to another instance get UNAVAILABLE 'moved to ...' here");
 ABSL_FLAG(uint32_t, hash_window_ticks, 36000, "ticks of state hashes kept per world for ReportHashes");
 ABSL_FLAG(int32_t, shutdown_grace_ms, 10000, "on SIGINT/SIGTERM, how long calls in flight may take to finish");
 ABSL_FLAG(std::string, token_file, "",
@@ -136,6 +140,8 @@ int main(int argc, char** argv) {
   options.service.history_seconds = absl::GetFlag(FLAGS_history_seconds);
   options.service.max_history_ticks = absl::GetFlag(FLAGS_max_history_ticks);
   options.registry.hash_window_ticks = absl::GetFlag(FLAGS_hash_window_ticks);
+  options.service.max_import_bytes = absl::GetFlag(FLAGS_max_import_bytes);
+  options.registry.moved_tombstone = std::chrono::seconds(absl::GetFlag(FLAGS_moved_tombstone_seconds));
   options.data_dir = absl::GetFlag(FLAGS_data_dir);
   options.snapshot_every_ticks = absl::GetFlag(FLAGS_snapshot_every_ticks);
   options.journal_queries = absl::GetFlag(FLAGS_journal_queries);

@@ -51,6 +51,7 @@ struct ServiceLimits {
   uint32_t history_seconds = 2;               ///< default lag-compensation window
   uint32_t max_history_ticks = 36000;         ///< CreateWorld.history_ticks limit
   uint64_t max_scene_bytes = uint64_t{256} << 20;  ///< largest scene file CreateWorld loads
+  uint64_t max_import_bytes = uint64_t{64} << 20;  ///< largest ImportWorld export file
 };
 
 /// Where accepted changes go before they are acknowledged (journal_store.h).
@@ -106,6 +107,15 @@ class Operations {
   /// The bytes of a journal export file (journal.proto).
   absl::Status ExportJournal(const v1::ExportJournalRequest& request, std::string* file);
 
+  // ---- Moving a world to another instance (operations_migration.cc) -----------
+  /// Refuses (or, with thaw, accepts again) every write to the world;
+  /// replies with the tick and state hash it froze at.
+  absl::Status FreezeWorld(const v1::FreezeWorldRequest& request, v1::FreezeWorldResponse* reply);
+  /// Replays another instance's export, checks it ends at the expected
+  /// tick and hash, journals it in one transaction and only then shows the
+  /// world. On any failure the id is free again and nothing is journaled.
+  absl::Status ImportWorld(const v1::ImportWorldRequest& request, v1::ImportWorldResponse* reply);
+
   /// Inserts a world rebuilt from a journal snapshot (recovery and replay),
   /// not journaled again.
   absl::StatusOr<std::shared_ptr<WorldEntry>> AdoptWorld(const std::string& id, uint32_t history_ticks,
@@ -141,6 +151,11 @@ class Operations {
   /// `field` at the world's tick (operations_bodies.cc).
   template <class Request, class Apply>
   absl::Status Change(WorldEntry& entry, const Request& request, Request* (v1::JournalRecord::*field)(), Apply apply);
+  /// ImportWorld's stages: the replay (in a registry of its own) checked
+  /// against the expected tick and hash, then the journal and the registry.
+  absl::StatusOr<std::shared_ptr<WorldEntry>> ReplayImport(const v1::ImportWorldRequest& request,
+                                                           const std::vector<v1::JournalRecord>& records);
+  absl::Status InstallImport(const std::shared_ptr<WorldEntry>& entry, const std::vector<v1::JournalRecord>& records);
   /// Appends a query and its reply when --journal_queries is on.
   void JournalQuery(const WorldEntry& entry, const World& live, v1::JournalRecord record) const;
   /// Wraps a read so it runs on the world as at `at` (when set) and, when

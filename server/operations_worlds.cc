@@ -180,15 +180,17 @@ absl::StatusOr<std::string> Operations::PreloadScene(const std::string& path) {
 }
 
 absl::Status Operations::DeleteWorld(const v1::DeleteWorldRequest& request, v1::DeleteWorldResponse* reply) {
-  if (durability_.journal != nullptr) {
-    absl::StatusOr<std::shared_ptr<WorldEntry>> found = registry_->Find(request.world_id());
-    if (!found.ok()) return found.status();
-    const int64_t key = (*found)->Read([&](const World&) { return (*found)->journal().key; });
-    if (key >= 0) {
-      if (absl::Status s = durability_.journal->DeleteWorld(key); !s.ok()) return s;
-    }
+  absl::StatusOr<std::shared_ptr<WorldEntry>> found = registry_->Find(request.world_id());
+  if (!found.ok()) return found.status();
+  // A frozen world is being moved: its delete ends the move on this
+  // instance and leaves a tombstone naming where it went.
+  const auto [key, moved_to] = (*found)->Read([&](const World&) {
+    return std::make_pair((*found)->journal().key, (*found)->frozen() ? (*found)->destination() : std::string());
+  });
+  if (durability_.journal != nullptr && key >= 0) {
+    if (absl::Status s = durability_.journal->DeleteWorld(key); !s.ok()) return s;
   }
-  absl::StatusOr<std::shared_ptr<WorldEntry>> entry = registry_->Remove(request.world_id());
+  absl::StatusOr<std::shared_ptr<WorldEntry>> entry = registry_->Remove(request.world_id(), moved_to);
   if (!entry.ok()) return entry.status();
   reply->set_tick((*entry)->Read([](const World& world) { return world.tick(); }));
   return absl::OkStatus();

@@ -24,6 +24,7 @@ v1::GetServerInfoResponse DescribeServer(const ServerOptions& options) {
   limits.set_hash_window_ticks(static_cast<uint32_t>(options.registry.hash_window_ticks));
   limits.set_query_threads(options.service.query_threads);
   limits.set_max_scene_bytes(options.service.max_scene_bytes);
+  limits.set_max_import_bytes(options.service.max_import_bytes);
   limits.set_max_shapes_per_body(kMaxShapesPerBody);
   limits.set_max_world_coordinate(kFixedMaxWorldCoordinate.raw());
   limits.set_max_query_translation(kMaxQueryTranslation.raw());

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -81,7 +82,9 @@ class WorldEntry {
   /// kRecovering: a placeholder that holds the id of a journaled world while
   /// a starting server replays it (UNAVAILABLE, with a retry hint), for the
   /// same reason; WorldRegistry::Install puts the replayed world in its place.
-  enum class State { kLive, kCreating, kOffline, kRecovering };
+  /// kImporting: a placeholder holding the id of a world arriving from
+  /// another instance (ImportWorld) while it is replayed (UNAVAILABLE).
+  enum class State { kLive, kCreating, kOffline, kRecovering, kImporting };
 
   WorldEntry(std::string id, World world, uint32_t history_ticks, size_t hash_window, JournalCursor journal = {},
              State state = State::kLive)
@@ -108,6 +111,16 @@ class WorldEntry {
   /// Takes the world offline (under the exclusive lock) and ends its watch
   /// streams with UNAVAILABLE; `why` says what failed.
   void TakeOffline(const std::string& why);
+
+  /// Frozen for a move to another instance (FreezeWorld): reads go on,
+  /// every write (WriteLive) gets UNAVAILABLE naming `destination`. Both
+  /// only under the exclusive lock; the destination cannot change while
+  /// frozen (FAILED_PRECONDITION).
+  absl::Status Freeze(const std::string& destination);
+  void Thaw() { frozen_.store(false); }
+  bool frozen() const { return frozen_.load(); }
+  /// Where a frozen world is going; under the world lock.
+  const std::string& destination() const { return destination_; }
 
   /// Runs fn(const World&) under the shared lock if it is free right now
   /// (no writer holds or awaits it); returns false without running fn
@@ -146,9 +159,14 @@ class WorldEntry {
   absl::Status ReadLive(Fn&& fn) const {
     return Read([&](const World& world) { return RunIfLive(fn, world); });
   }
+  // Writes are refused while the world is frozen (Freeze).
   template <class Fn>
   absl::Status WriteLive(Fn&& fn) {
-    return Write([&](World& world) { return RunIfLive(fn, world); });
+    return Write([&](World& world) -> absl::Status {
+      if (absl::Status s = Availability(); !s.ok()) return s;
+      if (frozen()) return Moving();
+      return fn(world);
+    });
   }
 
   EventBroadcaster& events() { return events_; }
@@ -174,10 +192,15 @@ class WorldEntry {
     return fn(world);
   }
 
+  /// The refusal of a write to a frozen world.
+  absl::Status Moving() const;
+
   const std::string id_;
   // Atomic so that Find can refuse without the world lock; changed only
   // under the exclusive lock.
   std::atomic<State> state_;
+  std::atomic<bool> frozen_{false};
+  std::string destination_;  // set under the exclusive lock, with frozen_
   std::string offline_reason_;  // set before state_ becomes kOffline
   mutable RwLock lock_;
   World world_;
@@ -193,6 +216,9 @@ struct RegistryLimits {
   uint32_t max_bodies_per_world = uint32_t{1} << 20;
   /// Ticks of state hashes kept per world for ReportHashes.
   size_t hash_window_ticks = 36000;
+  /// How long a world moved away (a frozen world deleted) is remembered:
+  /// calls naming it get UNAVAILABLE "moved to ..." instead of NOT_FOUND.
+  std::chrono::seconds moved_tombstone{600};
 };
 
 /// INVALID_ARGUMENT unless `id` has 1..64 characters from [A-Za-z0-9._-].
@@ -218,17 +244,21 @@ class WorldRegistry {
   /// NOT_FOUND for an unknown id (or one still being created),
   /// UNAVAILABLE for an offline world.
   absl::StatusOr<std::shared_ptr<WorldEntry>> Find(std::string_view id) const;
-  /// Inserts a kRecovering placeholder for `id` (see WorldEntry::State);
-  /// fails as Insert.
-  absl::Status Reserve(std::string id);
+  /// Inserts a placeholder for `id` (kRecovering or kImporting, see
+  /// WorldEntry::State); fails as Insert.
+  absl::Status Reserve(std::string id, WorldEntry::State state = WorldEntry::State::kRecovering);
   /// Puts `entry` (a world replayed elsewhere, live) in place of its id's
-  /// kRecovering placeholder. FAILED_PRECONDITION when there is none.
+  /// placeholder. FAILED_PRECONDITION when there is none.
   absl::Status Install(std::shared_ptr<WorldEntry> entry);
+  /// Removes the placeholder of an import that failed (no-op otherwise).
+  void Unreserve(std::string_view id);
   /// Whether `id` is taken, in whatever state.
   bool Holds(std::string_view id) const;
   /// Takes the world out of the registry and closes its watchers (ABORTED);
   /// calls already holding it finish on it. NOT_FOUND for an unknown id.
-  absl::StatusOr<std::shared_ptr<WorldEntry>> Remove(std::string_view id);
+  /// With `moved_to`, leaves a tombstone (RegistryLimits::moved_tombstone)
+  /// and closes the watchers with the UNAVAILABLE "moved" status instead.
+  absl::StatusOr<std::shared_ptr<WorldEntry>> Remove(std::string_view id, const std::string& moved_to = "");
   /// Every live world, by id.
   std::vector<std::shared_ptr<WorldEntry>> List() const;
   /// Server shutdown: ends every watcher with `status` and refuses new worlds.
@@ -236,10 +266,18 @@ class WorldRegistry {
 
  private:
   absl::Status CheckCanInsertLocked(std::string_view id) const;
+  /// NOT_FOUND, or UNAVAILABLE "moved" while a tombstone for `id` lasts.
+  absl::Status MissingLocked(std::string_view id) const;
+
+  struct Tombstone {
+    std::string moved_to;
+    std::chrono::steady_clock::time_point until;
+  };
 
   const RegistryLimits limits_;
   mutable std::mutex mu_;
   std::map<std::string, std::shared_ptr<WorldEntry>, std::less<>> worlds_;
+  std::map<std::string, Tombstone, std::less<>> tombstones_;
   bool closed_ = false;
 };
 

@@ -21,7 +21,12 @@ struct Context {
   std::string world;   // --world (default "demo")
   std::string server;  // the target reached, for messages
   std::string name;    // the command, for messages
+  client::ClientOptions options;  // timeout, token and TLS, for commands that reach other instances
 };
+
+/// "host" -> "host:50051"; "host:port", "[v6]:port" and "scheme:..."
+/// targets stay as given.
+std::string WithDefaultPort(const std::string& server);
 
 struct CommandSpec {
   const char* name;

@@ -4,6 +4,7 @@
 #include "body_commands.h"
 #include "command.h"
 #include "demo.h"
+#include "fleet_commands.h"
 #include "move_commands.h"
 #include "query_commands.h"
 #include "render_command.h"
@@ -16,7 +17,11 @@ namespace arbiter::cli {
 
 const std::vector<CommandSpec>& Commands() {
   static const std::vector<CommandSpec> commands = {
-      {"worlds", "", "list the server's worlds", "", {}, {}, RunWorlds},
+      {"worlds", "[--instances H1,H2,...]", "list the server's worlds (or every instance's of a fleet)",
+       "--instances asks each instance of a fleet directly (ListWorlds through the proxy reaches one of them)\n"
+       "and merges the lists by world id, naming the instance holding each; an instance that does not answer\n"
+       "is reported on stderr (exit 1) and the others are still listed.",
+       {"instances"}, {}, RunWorlds},
       {"describe", "[--bodies] [--shapes]", "one world's settings, tick and hash (and bodies, and their shapes)",
        "--bodies lists every body (id, type, position, velocity); --shapes also lists each body's shapes in\n"
        "its own frame (read from the world's snapshot, so it needs the admin role on a secured server).",
@@ -31,6 +36,19 @@ const std::vector<CommandSpec>& Commands() {
        "--replace deletes a world of that name first (asks, or needs --yes without a terminal).",
        {"batch"}, {"replace", "yes"}, RunLoad},
       {"delete", "[--yes]", "delete the world (says what it deletes; --yes without a terminal)", "", {}, {"yes"}, RunDelete},
+      {"migrate", "--world W --from HOST:PORT --to HOST:PORT | --world W --from HOST:PORT --thaw",
+       "move a world to another instance of a fleet, with its history (README \"Fleet\")",
+       "Freezes W on --from (writes get UNAVAILABLE, retryable; reads go on), copies its journal from the\n"
+       "snapshot its history window starts at, replays it on --to, checks the state hash, then deletes it on\n"
+       "--from (which answers UNAVAILABLE \"moved to\" for a while). Prints how long writes were refused.\n"
+       "A failure after the freeze thaws --from again; --thaw does that by hand. Needs the admin role.",
+       {"from", "to"}, {"thaw"}, RunMigrate},
+      {"rebalance", "--instances H1,H2,... [--drain H] [--yes]",
+       "move every world whose owner under the proxy's consistent hash changed",
+       "--instances: every instance, spelt as in the nginx `server` lines (the ring hashes those strings);\n"
+       "--drain H: plan as if H were gone (to empty it). Lists each world whose owner differs from where it\n"
+       "is (world, from, to); --yes then migrates them one by one. Reload the proxy with the new list after.",
+       {"instances", "drain"}, {"yes"}, RunRebalance},
       {"add", "FILE.json | --id N [--type T] [--position X,Y] [--velocity VX,VY] (--circle R | --box HW,HH | --capsule X1,Y1,X2,Y2,R) [--sensor]",
        "add bodies from a JSON file (scene format) or one body from flags",
        "FILE.json holds bodies as in scenes/FORMAT.md: {\"bodies\": [...]} or a whole scene (its bodies).\n"

@@ -27,6 +27,9 @@ std::string Hint(const Context& c, const absl::Status& s) {
   switch (s.code()) {
     case absl::StatusCode::kUnavailable:
       if (Contains(s, "recovering")) return "the server is starting up; retry in a few seconds";
+      if (Contains(s, "moved to") || Contains(s, "is moving to") || Contains(s, "arriving from")) {
+        return "the world is moving between instances; retry shortly (or name the instance it moved to with --server)";
+      }
       return "is arbiter-server running at " + c.server +
              "? Start one (scripts/run.sh) or name it with --server HOST[:PORT]";
     case absl::StatusCode::kDeadlineExceeded:

@@ -16,8 +16,8 @@ constexpr const char* kDefaultWorld = "demo";
 const std::vector<std::string> kCommonValued = {"server", "world", "timeout_ms"};
 const std::vector<std::string> kCommonSwitches = {"json"};
 
-// "host" -> "host:50051"; "host:port", "[v6]:port" and "scheme:..." targets
-// stay as given.
+}  // namespace
+
 std::string WithDefaultPort(const std::string& server) {
   if (server.find("://") != std::string::npos || server.rfind("unix:", 0) == 0) return server;
   if (server.front() == '[') {
@@ -29,8 +29,6 @@ std::string WithDefaultPort(const std::string& server) {
   if (server.find(':', colon + 1) != std::string::npos) return "[" + server + "]:" + kDefaultPort;
   return server;
 }
-
-}  // namespace
 
 int RunServerCommand(const CommandSpec& spec, int argc, char** argv) {
   std::set<std::string> valued(kCommonValued.begin(), kCommonValued.end());
@@ -58,6 +56,7 @@ int RunServerCommand(const CommandSpec& spec, int argc, char** argv) {
   options.timeout = std::chrono::milliseconds(*timeout);
   if (std::optional<std::string> error = ApplyConnectionFlags(args, &options)) return Usage(context, *error);
   context.server = WithDefaultPort(server);
+  context.options = options;
   std::unique_ptr<client::ArbiterClient> client = client::ArbiterClient::Connect(context.server, options);
   context.client = client.get();
   return spec.run(context);

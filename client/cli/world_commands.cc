@@ -5,6 +5,7 @@
 
 #include "arbiter/scene/scene.h"
 #include "confirm.h"
+#include "fleet_commands.h"
 #include "output.h"
 #include "progress.h"
 #include "shape_text.h"
@@ -83,6 +84,7 @@ int LoadSceneInto(const Context& c, const std::string& path, scene::Scene* out) 
 }  // namespace
 
 int RunWorlds(const Context& c) {
+  if (c.args->Has("instances")) return RunWorldsAcross(c);
   absl::StatusOr<v1::ListWorldsResponse> reply = c.client->ListWorlds();
   if (!reply.ok()) return Fail(c, reply.status());
   if (c.json) {

@@ -50,6 +50,8 @@ void RouteTo(grpc::ClientContext* context, const Request& request) {
 ARBITER_CLIENT_UNARY(CreateWorld, CreateWorldRequest, CreateWorldResponse)
 ARBITER_CLIENT_UNARY(DeleteWorld, DeleteWorldRequest, DeleteWorldResponse)
 ARBITER_CLIENT_UNARY(ListWorlds, ListWorldsRequest, ListWorldsResponse)
+ARBITER_CLIENT_UNARY(FreezeWorld, FreezeWorldRequest, FreezeWorldResponse)
+ARBITER_CLIENT_UNARY(ImportWorld, ImportWorldRequest, ImportWorldResponse)
 ARBITER_CLIENT_UNARY(DescribeWorld, DescribeWorldRequest, DescribeWorldResponse)
 ARBITER_CLIENT_UNARY(AddBodies, AddBodiesRequest, AddBodiesResponse)
 ARBITER_CLIENT_UNARY(RemoveBodies, RemoveBodiesRequest, RemoveBodiesResponse)

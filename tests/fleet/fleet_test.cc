@@ -2,7 +2,8 @@
 // its own journal, behind a real nginx routing by x-arbiter-world
 // (docker/cluster.sh, docker/nginx/). Checked here:
 //  - 30 worlds created through the proxy each live on exactly one instance,
-//    spread over more than one, and every later call finds them there;
+//    the one client::ConsistentHashRing predicts for nginx's consistent
+//    hash, spread over more than one, and every later call finds them there;
 //  - queries, steps and past-tick queries through the proxy equal the
 //    owner's direct answers bit for bit;
 //  - an instance killed with SIGKILL takes only its own worlds away (they
@@ -24,6 +25,8 @@
 #include <vector>
 
 #include "arbiter/client/client.h"
+#include "arbiter/client/fleet.h"
+#include "fleet/fleet_cluster.h"
 #include "server/auth_support.h"
 
 namespace arbiter::testing {
@@ -32,84 +35,12 @@ namespace {
 using google::protobuf::util::MessageDifferencer;
 
 constexpr int kWorlds = 30;
-constexpr int kInstances = 3;
 
-std::string WorldName(int i) {
-  char name[16];
-  std::snprintf(name, sizeof name, "match-%02d", i);
-  return name;
-}
-
-class Fleet : public ::testing::Test {
- protected:
-  static void SetUpTestSuite() {
-    dir_ = std::filesystem::temp_directory_path() / ("arbiter-fleet-" + std::to_string(::getpid()));
-    std::filesystem::remove_all(dir_);
-    ASSERT_EQ(Cluster("start " + dir_.string() + " " + std::to_string(kInstances)), 0);
-    std::ifstream env(dir_ / "cluster.env");
-    std::string line;
-    while (std::getline(env, line)) {
-      if (line.rfind("PROXY=", 0) == 0) proxy_ = line.substr(6);
-      if (line.rfind("INSTANCES=", 0) == 0) {
-        std::stringstream list(line.substr(10));
-        std::string addr;
-        while (std::getline(list, addr, ',')) instances_.push_back(addr);
-      }
-    }
-    ASSERT_FALSE(proxy_.empty());
-    ASSERT_EQ(instances_.size(), static_cast<size_t>(kInstances));
-  }
-
-  static void TearDownTestSuite() {
-    Cluster("stop " + dir_.string());
-    std::filesystem::remove_all(dir_);
-  }
-
-  static int Cluster(const std::string& args) {
-    const std::string command = std::string("ARBITER_SERVER=") + ARBITER_SERVER_BINARY + " bash " +
-                                ARBITER_SOURCE_DIR + "/docker/cluster.sh " + args;
-    return std::system(command.c_str());
-  }
-
-  static std::unique_ptr<client::ArbiterClient> Connect(const std::string& address) {
-    return client::ArbiterClient::Connect(address);
-  }
-
-  // Which instance (index) lists `world`; -1 when none, -2 when several.
-  static int OwnerOf(const std::string& world) {
-    int owner = -1;
-    for (int i = 0; i < kInstances; ++i) {
-      absl::StatusOr<v1::ListWorldsResponse> list = Connect(instances_[i])->ListWorlds();
-      if (!list.ok()) continue;
-      for (const v1::WorldInfo& w : list->worlds()) {
-        if (w.world_id() == world) owner = owner == -1 ? i : -2;
-      }
-    }
-    return owner;
-  }
-
-  static absl::StatusOr<v1::GetStateHashResponse> Hash(client::ArbiterClient& c, const std::string& world) {
-    v1::GetStateHashRequest r;
-    r.set_world_id(world);
-    return c.GetStateHash(r);
-  }
-
-  static v1::CastRaysRequest Rays(const std::string& world, int64_t at_tick = -1) {
-    v1::CastRaysRequest r;
-    r.set_world_id(world);
-    r.set_mode(v1::CAST_MODE_ALL);
-    for (int i = 0; i < 16; ++i) *r.add_rays() = client::MakeRay(-30 + 4 * i, 12, 0.5 * i - 4, -20);
-    if (at_tick >= 0) r.mutable_at()->set_tick(at_tick);
-    return r;
-  }
-
-  static inline std::filesystem::path dir_;
-  static inline std::string proxy_;
-  static inline std::vector<std::string> instances_;
-};
+class Fleet : public FleetCluster {};
 
 TEST_F(Fleet, WorldsLandOnOneOwner_AndAnswersThroughTheProxyEqualDirectOnes) {
   std::unique_ptr<client::ArbiterClient> proxy = Connect(proxy_);
+  const client::ConsistentHashRing ring(instances_);
   std::map<int, int> per_instance;
   for (int i = 0; i < kWorlds; ++i) {
     const std::string world = WorldName(i);
@@ -118,6 +49,7 @@ TEST_F(Fleet, WorldsLandOnOneOwner_AndAnswersThroughTheProxyEqualDirectOnes) {
     ASSERT_TRUE(proxy->CreateWorld(create).ok()) << world;
     const int owner = OwnerOf(world);
     ASSERT_GE(owner, 0) << world << " is on " << (owner == -1 ? "no instance" : "several instances");
+    EXPECT_EQ(instances_[owner], ring.Owner(world)) << world << ": nginx and the ring disagree";
     ++per_instance[owner];
 
     std::unique_ptr<client::ArbiterClient> direct = Connect(instances_[owner]);

@@ -124,6 +124,10 @@ class ArbiterClient {
   absl::StatusOr<v1::DeleteWorldResponse> DeleteWorld(const v1::DeleteWorldRequest& request);
   absl::StatusOr<v1::ListWorldsResponse> ListWorlds(const v1::ListWorldsRequest& request = {});
   absl::StatusOr<v1::DescribeWorldResponse> DescribeWorld(const v1::DescribeWorldRequest& request);
+  /// Moving a world between instances (admin; arbiter.proto "Moving a
+  /// world"). MigrateWorld (fleet.h) drives the whole move.
+  absl::StatusOr<v1::FreezeWorldResponse> FreezeWorld(const v1::FreezeWorldRequest& request);
+  absl::StatusOr<v1::ImportWorldResponse> ImportWorld(const v1::ImportWorldRequest& request);
   absl::StatusOr<v1::AddBodiesResponse> AddBodies(const v1::AddBodiesRequest& request);
   absl::StatusOr<v1::RemoveBodiesResponse> RemoveBodies(const v1::RemoveBodiesRequest& request);
   absl::StatusOr<v1::UpdateBodiesResponse> UpdateBodies(const v1::UpdateBodiesRequest& request);

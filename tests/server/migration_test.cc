@@ -1,0 +1,222 @@
+// Moving a world between two real in-process servers, each with its own
+// on-disk journal (operations_migration.cc, client MigrateWorld): the
+// freeze refuses every kind of write and lets reads through; a move keeps
+// the state hash and the history (past-tick answers) and survives a
+// restart of the destination; the source answers "moved to" afterwards;
+// every refused import changes nothing and leaves the source serving.
+#include <google/protobuf/util/message_differencer.h>
+
+#include <fstream>
+
+#include "arbiter/client/fleet.h"
+#include "auth_support.h"
+#include "match_script.h"
+#include "temp_dir.h"
+#include "test_support.h"
+
+namespace arbiter::testing {
+namespace {
+
+using google::protobuf::util::MessageDifferencer;
+using ::testing::HasSubstr;
+
+server::ServerOptions Journaled(const TempDir& dir) {
+  server::ServerOptions o = TestServerOptions();
+  o.data_dir = dir.path();
+  o.snapshot_every_ticks = 16;
+  return o;
+}
+
+v1::CastRaysRequest Rays(const std::string& world, int64_t at) {
+  v1::CastRaysRequest r;
+  r.set_world_id(world);
+  r.set_mode(v1::CAST_MODE_ALL);
+  for (int i = 0; i < 12; ++i) *r.add_rays() = client::MakeRay(-50 + 9 * i, 30, 0.25 * i, -40);
+  r.mutable_at()->set_tick(at);
+  return r;
+}
+
+// A match with every kind of change, `changes` long.
+void Play(client::ArbiterClient& c, MatchScript& match, int changes) {
+  for (int i = 0; i < changes; ++i) ASSERT_THAT(MatchScript::Apply(c, match.Next()), IsOk());
+}
+
+absl::Status FreezeOn(client::ArbiterClient& c, const std::string& world, bool thaw = false) {
+  v1::FreezeWorldRequest r;
+  r.set_world_id(world);
+  r.set_destination("10.0.0.2:50051");
+  r.set_thaw(thaw);
+  return c.FreezeWorld(r).status();
+}
+
+TEST(MigrationTest, Freeze_RefusesEveryWrite_LetsReadsThrough_AndThawUndoesIt) {
+  TempDir dir;
+  LiveServer a(Journaled(dir));
+  ASSERT_THAT(a.client().CreateWorld(SmallWorld("w")), IsOk());
+  ASSERT_THAT(a.client().Step(OneTick("w")), IsOk());
+  const auto before = WorldTickAndHash(a.client(), "w");
+  v1::FreezeWorldRequest freeze;
+  freeze.set_world_id("w");
+  freeze.set_destination("10.0.0.2:50051");
+  absl::StatusOr<v1::FreezeWorldResponse> frozen = a.client().FreezeWorld(freeze);
+  ASSERT_THAT(frozen, IsOk());
+  EXPECT_EQ(std::make_pair(frozen->tick(), frozen->state_hash()), before);
+  EXPECT_TRUE(frozen->frozen());
+  EXPECT_THAT(a.client().FreezeWorld(freeze), IsOk()) << "idempotent";
+  freeze.set_destination("10.0.0.3:50051");
+  EXPECT_EQ(a.client().FreezeWorld(freeze).status().code(), absl::StatusCode::kFailedPrecondition);
+
+  v1::AddBodiesRequest add;
+  add.set_world_id("w");
+  *add.add_bodies() = client::MakeBody(9, v1::BODY_TYPE_DYNAMIC, 3, 3, client::MakeCircle(1));
+  v1::RemoveBodiesRequest remove;
+  remove.set_world_id("w");
+  remove.add_body_ids(2);
+  v1::UpdateBodiesRequest update;
+  update.set_world_id("w");
+  update.add_updates()->set_body_id(2);
+  *update.mutable_updates(0)->mutable_transform() = client::MakeTransform(1, 1);
+  v1::GetSnapshotRequest get;
+  get.set_world_id("w");
+  absl::StatusOr<v1::GetSnapshotResponse> snapshot = a.client().GetSnapshot(get);
+  ASSERT_THAT(snapshot, IsOk()) << "a read";
+  v1::RestoreRequest restore;
+  restore.set_world_id("w");
+  restore.set_snapshot(snapshot->snapshot());
+  const std::vector<absl::Status> writes = {a.client().Step(OneTick("w")).status(), a.client().AddBodies(add).status(),
+                                            a.client().RemoveBodies(remove).status(),
+                                            a.client().UpdateBodies(update).status(),
+                                            a.client().Restore(restore).status()};
+  for (const absl::Status& s : writes) {
+    EXPECT_EQ(s.code(), absl::StatusCode::kUnavailable) << s;
+    EXPECT_THAT(std::string(s.message()), HasSubstr("is moving to 10.0.0.2:50051")) << s;
+  }
+  EXPECT_EQ(WorldTickAndHash(a.client(), "w"), before) << "nothing changed";
+  EXPECT_THAT(a.client().CastRays(Rays("w", before.first)), IsOk());
+
+  ASSERT_THAT(FreezeOn(a.client(), "w", /*thaw=*/true), IsOk());
+  EXPECT_THAT(a.client().Step(OneTick("w")), IsOk());
+}
+
+TEST(MigrationTest, Move_KeepsHashAndHistory_SurvivesARestart_AndTheSourceSaysWhereItWent) {
+  TempDir dir_a, dir_b;
+  MatchScript match("match", 7);
+  std::pair<int64_t, uint64_t> before;
+  std::vector<std::pair<int64_t, v1::CastRaysResponse>> past;
+  {
+    LiveServer a(Journaled(dir_a));
+    LiveServer b(Journaled(dir_b));
+    ASSERT_THAT(a.client().CreateWorld(match.Create(/*history_ticks=*/40)), IsOk());
+    ASSERT_NO_FATAL_FAILURE(Play(a.client(), match, 200));
+    before = WorldTickAndHash(a.client(), "match");
+    for (int64_t t = before.first - 39; t <= before.first; t += 3) {
+      absl::StatusOr<v1::CastRaysResponse> reply = a.client().CastRays(Rays("match", t));
+      ASSERT_THAT(reply, IsOk());
+      past.emplace_back(t, *reply);
+    }
+    absl::StatusOr<client::MigrationReport> moved = client::MigrateWorld(a.client(), b.client(), "match", b.address());
+    ASSERT_THAT(moved, IsOk());
+    EXPECT_EQ(std::make_pair(moved->tick, moved->state_hash), before);
+    EXPECT_TRUE(moved->warning.empty()) << moved->warning;
+    EXPECT_EQ(WorldTickAndHash(b.client(), "match"), before);
+    for (const auto& [tick, reply] : past) {
+      absl::StatusOr<v1::CastRaysResponse> again = b.client().CastRays(Rays("match", tick));
+      ASSERT_THAT(again, IsOk()) << "tick " << tick;
+      EXPECT_TRUE(MessageDifferencer::Equals(*again, reply)) << "tick " << tick;
+    }
+    v1::GetStateHashRequest hash;
+    hash.set_world_id("match");
+    const absl::Status gone = a.client().GetStateHash(hash).status();
+    EXPECT_EQ(gone.code(), absl::StatusCode::kUnavailable);
+    EXPECT_THAT(std::string(gone.message()), HasSubstr("moved to " + b.address()));
+    EXPECT_THAT(b.client().Step(OneTick("match")), IsOk()) << "the destination takes writes";
+    before = WorldTickAndHash(b.client(), "match");
+  }
+  // The destination journaled what it imported: a restart brings it back.
+  LiveServer b(Journaled(dir_b));
+  EXPECT_EQ(WorldTickAndHash(b.client(), "match"), before);
+  EXPECT_THAT(b.client().CastRays(Rays("match", before.first - 30)), IsOk());
+  // And the source's journal no longer holds it.
+  LiveServer a(Journaled(dir_a));
+  EXPECT_TRUE(a.server().recovered().empty());
+}
+
+TEST(MigrationTest, RefusedImports_ChangeNothing_AndTheSourceKeepsServing) {
+  TempDir dir_a, dir_b;
+  LiveServer a(Journaled(dir_a));
+  server::ServerOptions small = Journaled(dir_b);
+  small.service.max_import_bytes = 64;
+  LiveServer b(small);
+  ASSERT_THAT(a.client().CreateWorld(SmallWorld("w")), IsOk());
+  ASSERT_THAT(a.client().Step(OneTick("w")), IsOk());
+  const auto at = WorldTickAndHash(a.client(), "w");
+  v1::ExportJournalRequest ex;
+  ex.set_world_id("w");
+  absl::StatusOr<std::string> file = a.client().ExportJournal(ex);
+  ASSERT_THAT(file, IsOk());
+
+  // Too big for --max_import_bytes: the whole move is undone.
+  absl::StatusOr<client::MigrationReport> moved = client::MigrateWorld(a.client(), b.client(), "w", b.address());
+  EXPECT_EQ(moved.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(std::string(moved.status().message()), HasSubstr("max_import_bytes"));
+  EXPECT_THAT(std::string(moved.status().message()), HasSubstr("the move was undone"));
+  EXPECT_THAT(a.client().Step(OneTick("w")), IsOk()) << "thawed";
+
+  TempDir dir_c;
+  LiveServer c(Journaled(dir_c));
+  v1::ImportWorldRequest import;
+  import.set_world_id("w");
+  import.set_journal(*file);
+  import.set_expected_tick(at.first);
+  import.set_expected_state_hash(at.second + 1);
+  absl::Status s = c.client().ImportWorld(import).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  EXPECT_THAT(std::string(s.message()), HasSubstr("expected_state_hash"));
+  import.set_world_id("x");
+  s = c.client().ImportWorld(import).status();
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_THAT(std::string(s.message()), HasSubstr("journal: its header names world 'w'"));
+  import.set_world_id("w");
+  import.set_journal(file->substr(0, file->size() - 3));
+  s = c.client().ImportWorld(import).status();
+  EXPECT_THAT(std::string(s.message()), HasSubstr("journal: ")) << s;
+  // None of those left anything: the right import still goes through.
+  absl::StatusOr<v1::ListWorldsResponse> none = c.client().ListWorlds();
+  ASSERT_THAT(none, IsOk());
+  EXPECT_EQ(none->worlds_size(), 0);
+  import.set_journal(*file);
+  import.set_expected_state_hash(at.second);
+  absl::StatusOr<v1::ImportWorldResponse> imported = c.client().ImportWorld(import);
+  ASSERT_THAT(imported, IsOk());
+  EXPECT_EQ(imported->world().state_hash(), at.second);
+  EXPECT_EQ(c.client().ImportWorld(import).status().code(), absl::StatusCode::kAlreadyExists);
+  // MigrateWorld refuses before freezing when the destination has it.
+  moved = client::MigrateWorld(a.client(), c.client(), "w", c.address());
+  EXPECT_EQ(moved.status().code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_THAT(a.client().Step(OneTick("w")), IsOk());
+}
+
+TEST(MigrationTest, OnlyAdminsMayFreezeOrImport) {
+  TempDir dir;
+  const std::string tokens = dir.File("tokens");
+  std::ofstream(tokens) << TokenLine("admin-0123", "admin", "*") << TokenLine("writer-4567", "writer", "*");
+  server::ServerOptions o = Journaled(dir);
+  o.access.token_file = tokens;
+  LiveServer a(o);
+  std::unique_ptr<client::ArbiterClient> admin = ClientWithToken(a.address(), "admin-0123");
+  std::unique_ptr<client::ArbiterClient> writer = ClientWithToken(a.address(), "writer-4567");
+  ASSERT_THAT(admin->CreateWorld(SmallWorld("w")), IsOk());
+  EXPECT_EQ(FreezeOn(*writer, "w").code(), absl::StatusCode::kPermissionDenied);
+  v1::ImportWorldRequest import;
+  import.set_world_id("v");
+  EXPECT_EQ(writer->ImportWorld(import).status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_THAT(writer->Step(OneTick("w")), IsOk()) << "not frozen";
+  EXPECT_THAT(FreezeOn(*admin, "w"), IsOk());
+  EXPECT_EQ(FreezeOn(*admin, "nope").code(), absl::StatusCode::kNotFound);
+  v1::FreezeWorldRequest bad;
+  bad.set_world_id("w");
+  EXPECT_EQ(admin->FreezeWorld(bad).status().code(), absl::StatusCode::kInvalidArgument) << "no destination";
+}
+
+}  // namespace
+}  // namespace arbiter::testing
