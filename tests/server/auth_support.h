@@ -14,10 +14,13 @@
 
 namespace arbiter::testing {
 
-/// A fresh path in the test's temporary directory (unique per process and call).
+/// A fresh path in the test's temporary directory: `name` inside a new
+/// directory made by mkdtemp, so that nothing an earlier run left behind
+/// (a journal under a reused process id, say) can be found there.
 inline std::string TempPath(const std::string& name) {
-  static int counter = 0;
-  return ::testing::TempDir() + "/arbiter-" + std::to_string(getpid()) + "-" + std::to_string(++counter) + "-" + name;
+  std::string dir = ::testing::TempDir() + "/arbiter-XXXXXX";
+  if (mkdtemp(dir.data()) == nullptr) ADD_FAILURE() << "mkdtemp failed for " << dir;
+  return dir + "/" + name;
 }
 
 inline void WriteFile(const std::string& path, const std::string& text) {
