@@ -14,11 +14,11 @@ except ImportError as e:  # pragma: no cover
 from .client import Client
 from .errors import ArbiterError, ArbiterValueError
 from .messages import (Answer, CastResult, Hit, MoveAnswer, MoveJudgement, MovePlane, Verdict, aabb_query, body, box,
-                       capsule, circle, move_claim, past_tick, point_query, polygon, ray, segment, shape_cast,
+                       capsule, chain, circle, move_claim, past_tick, point_query, polygon, ray, segment, shape_cast,
                        shape_query, transform, vec2)
 from .units import fixed_from_double, to_raw, to_units
 
 __all__ = ["Client", "ArbiterError", "ArbiterValueError", "Answer", "CastResult", "Hit", "MoveAnswer", "MoveJudgement",
-           "MovePlane", "Verdict", "aabb_query", "body", "box", "capsule", "circle", "move_claim", "past_tick",
+           "MovePlane", "Verdict", "aabb_query", "body", "box", "capsule", "chain", "circle", "move_claim", "past_tick",
            "point_query", "polygon", "ray", "segment", "shape_cast", "shape_query", "transform", "vec2",
            "fixed_from_double", "to_raw", "to_units"]
