@@ -249,7 +249,7 @@ typedef struct arb_body_def {
   int64_t linear_damping;      /* [0, 2^16] */
   int64_t angular_damping;     /* [0, 2^16] */
   int64_t gravity_scale;       /* [-2^16, 2^16], default 1 */
-  const arb_shape_def* shapes; /* 1..64, borrowed */
+  const arb_shape_def* shapes; /* 1..64, plus up to 4096 chain segments; borrowed */
   uint32_t shape_count;
   arb_body_type type;          /* default ARB_BODY_STATIC */
   int32_t is_bullet;           /* 1: continuous collision against dynamic bodies too */
