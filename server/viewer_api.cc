@@ -38,11 +38,13 @@ void ShapeJson(std::string* out, const ShapeDef& def) {
       Field(out, "r", s.circle.radius, true);
       break;
     case ShapeType::kCapsule:
-    case ShapeType::kSegment: {
+    case ShapeType::kSegment:
+    case ShapeType::kChainSegment: {  // a chain segment: its two points (the ghosts only shape contacts)
       const bool capsule = s.type == ShapeType::kCapsule;
-      out->append(capsule ? "\"kind\":\"capsule\"," : "\"kind\":\"segment\",");
-      const Vec2 a = capsule ? s.capsule.center1 : s.segment.point1;
-      const Vec2 b = capsule ? s.capsule.center2 : s.segment.point2;
+      const bool chain = s.type == ShapeType::kChainSegment;
+      out->append(capsule ? "\"kind\":\"capsule\"," : chain ? "\"kind\":\"chain_segment\"," : "\"kind\":\"segment\",");
+      const Vec2 a = capsule ? s.capsule.center1 : chain ? s.chain_segment.point1 : s.segment.point1;
+      const Vec2 b = capsule ? s.capsule.center2 : chain ? s.chain_segment.point2 : s.segment.point2;
       Field(out, "x1", a.x);
       Field(out, "y1", a.y);
       Field(out, "x2", b.x);

@@ -170,6 +170,16 @@ bool Box2dPeer::Build(const scene::Scene& scene, std::string* error) {
           ++impl_->fixtures;
           break;
         }
+        case ShapeType::kChainSegment: {
+          // Box2D 2.4's own one-sided edge with ghost vertices, the model
+          // of Arbiter's chain segment.
+          b2EdgeShape e;
+          e.SetOneSided(ToB2(s.chain_segment.ghost1), ToB2(s.chain_segment.point1), ToB2(s.chain_segment.point2),
+                        ToB2(s.chain_segment.ghost2));
+          body->CreateFixture(&e, 0.0f);
+          ++impl_->fixtures;
+          break;
+        }
         case ShapeType::kPolygon: {
           const Polygon& p = s.polygon;
           if (p.count < 3 || p.count > b2_maxPolygonVertices) {

@@ -153,6 +153,11 @@ bool ChipmunkPeer::Build(const scene::Scene& scene, std::string* error) {
         case ShapeType::kSegment:
           shape = cpSegmentShapeNew(body, ToCp(s.segment.point1), ToCp(s.segment.point2), 0.0);
           break;
+        case ShapeType::kChainSegment:
+          // Chipmunk has no one-sided segment; a two-sided one would be a
+          // different scene, so the peer refuses rather than compare unlike things.
+          *error = "Chipmunk: body " + std::to_string(def.id) + ": chain segments (one-sided) are not supported";
+          return false;
         case ShapeType::kPolygon: {
           const Polygon& p = s.polygon;
           if (p.count < 3) {

@@ -23,6 +23,13 @@ Json ShapeJson(const ShapeDef& def) {
     case ShapeType::kSegment:
       j = {{"kind", "segment"}, {"p1", Point(s.segment.point1)}, {"p2", Point(s.segment.point2)}};
       break;
+    case ShapeType::kChainSegment:
+      j = {{"kind", "chain_segment"},
+           {"ghost1", Point(s.chain_segment.ghost1)},
+           {"p1", Point(s.chain_segment.point1)},
+           {"p2", Point(s.chain_segment.point2)},
+           {"ghost2", Point(s.chain_segment.ghost2)}};
+      break;
     case ShapeType::kPolygon: {
       Json points = Json::array();
       for (int32_t i = 0; i < s.polygon.count; ++i) points.push_back(Point(s.polygon.vertices[static_cast<size_t>(i)]));

@@ -33,7 +33,10 @@ export interface Box { half_extents?: Vec2; center?: Vec2; rotation?: Rot }
 export interface Polygon { points?: Vec2[]; radius?: Raw }
 export interface Capsule { center1?: Vec2; center2?: Vec2; radius?: Raw }
 export interface Segment { point1?: Vec2; point2?: Vec2 }
-export type Shape = { circle: Circle } | { box: Box } | { polygon: Polygon } | { capsule: Capsule } | { segment: Segment };
+export interface ChainSegment { ghost1?: Vec2; point1?: Vec2; point2?: Vec2; ghost2?: Vec2 }
+export interface Chain { points?: Vec2[]; loop?: boolean }
+export type Shape = { circle: Circle } | { box: Box } | { polygon: Polygon } | { capsule: Capsule } | { segment: Segment }
+  | { chain_segment: ChainSegment } | { chain: Chain };
 
 // ---- Bodies and worlds -----------------------------------------------------------------------
 export type BodyType = 'BODY_TYPE_STATIC' | 'BODY_TYPE_KINEMATIC' | 'BODY_TYPE_DYNAMIC';
@@ -257,6 +260,8 @@ export function box(halfWidth: number, halfHeight: number, center?: [number, num
 export function polygon(points: [number, number][], radius?: number): Shape;
 export function capsule(center1: [number, number], center2: [number, number], radius: number): Shape;
 export function segment(point1: [number, number], point2: [number, number]): Shape;
+/** A one-sided chain (input only): the server expands it into chain segments. */
+export function chain(points: [number, number][], loop?: boolean): Shape;
 export function body(id: LongIn, type: 'static' | 'kinematic' | 'dynamic', position: [number, number], shapes: (Shape | ShapeDef)[],
   extra?: Partial<BodyDef>): BodyDef;
 export function ray(origin: [number, number], translation: [number, number]): Ray;

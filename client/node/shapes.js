@@ -30,6 +30,15 @@ export function segment([x1, y1], [x2, y2]) {
   return { segment: { point1: vec2(x1, y1, 'segment.point1'), point2: vec2(x2, y2, 'segment.point2') } };
 }
 
+/**
+ * A one-sided chain through points [[x, y], ...] (body frame): it collides only from the right of
+ * each segment (a counter-clockwise loop faces outward). The server expands it into one chain
+ * segment per edge, each its own shape index. Only static and kinematic bodies may hold chains.
+ */
+export function chain(points, loop = false) {
+  return { chain: { points: points.map(([x, y], i) => vec2(x, y, `chain.points[${i}]`)), loop } };
+}
+
 /** A BodyDef: type 'static' | 'kinematic' | 'dynamic', at [x, y], with shapes. */
 export function body(id, type, [x, y], shapes, extra = {}) {
   return {

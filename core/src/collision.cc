@@ -3,6 +3,7 @@
 #include <array>
 #include <bit>
 
+#include "arbiter/core/chain.h"
 #include "arbiter/core/fixed_math.h"
 #include "arbiter/core/hull.h"
 
@@ -460,6 +461,8 @@ bool ContainsPoint(const Shape& shape, const Transform& xf, Vec2 point) {
 }
 
 CastOutput RayCast(const ShapeProxy& proxy, const RayCastInput& input) {
+  // A chain segment is seen from its front only (chain.h).
+  if (proxy.one_sided && ChainSide(proxy, input.origin) <= 0) return CastOutput{};
   if (ContainsPoint(proxy, input.origin)) {
     CastOutput out;
     out.point = input.origin;
@@ -479,8 +482,23 @@ DistanceOutput ShapeDistance(const Shape& a, const Transform& xf_a, const Shape&
   return ShapeDistance(MakeProxy(a, xf_a), MakeProxy(b, xf_b));
 }
 
+namespace {
+
+// Whether a cast between a and b is ruled out by a chain segment's
+// one-sidedness (chain.h): the other shape's centre, at the start, must lie
+// strictly in front; two chain segments never meet.
+bool HiddenByChain(const ShapeProxy& a, const ShapeProxy& b) {
+  if (a.one_sided && b.one_sided) return true;
+  if (b.one_sided) return ChainSide(b, ProxyCenter(a)) <= 0;
+  if (a.one_sided) return ChainSide(a, ProxyCenter(b)) <= 0;
+  return false;
+}
+
+}  // namespace
+
 CastOutput ShapeCast(const ShapeCastInput& input) {
   CastOutput out;
+  if (HiddenByChain(input.a, input.b)) return out;
   if (TestOverlap(input.a, input.b)) {
     out.point = ShapeDistance(input.a, input.b).point_b;
     out.hit = true;

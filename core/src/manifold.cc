@@ -62,6 +62,7 @@
 #include <cstdint>
 
 #include "arbiter/core/collision.h"
+#include "manifold_internal.h"
 
 namespace arbiter {
 namespace {
@@ -334,8 +335,27 @@ Manifold CollideCircles(Vec2 ca, Fixed ra, Vec2 cb, Fixed rb, Fixed spec) {
 
 }  // namespace
 
+namespace internal {
+
+Manifold CollideOnFirstFace(const ShapeProxy& a, const ShapeProxy& b, Fixed spec) {
+  const Core ca = MakeCore(a);
+  const Core cb = MakeCore(b);
+  if (ca.edge_count == 0 || cb.count == 0 || ca.length[0] == kFixedZero) return Manifold{};
+  std::array<Face, kMaxPolygonVertices> faces;
+  bool separated = false;
+  CollectFaces(ca, cb, false, faces.data(), &separated);
+  const Face& face = faces[0];
+  const Fixed reach = ca.radius + cb.radius + spec;
+  if (face.separation - ca.radius - cb.radius > spec && SeparatesBeyond(face, ca, cb, reach)) return Manifold{};
+  const Vec2 n = NormalOf(ca, 0);
+  return FaceManifold(ca, face, n, cb, FindIncident(cb, face.deepest, n), spec);
+}
+
+}  // namespace internal
+
 Manifold Collide(const ShapeProxy& a, const ShapeProxy& b, Fixed speculative_distance) {
   const Fixed spec = speculative_distance;
+  if (a.one_sided || b.one_sided) return internal::CollideWithChain(a, b, spec);
   const Core ca = MakeCore(a);
   const Core cb = MakeCore(b);
   if (ca.count == 0 || cb.count == 0) return Manifold{};

@@ -50,6 +50,9 @@ std::optional<Touch> DeepestTouch(const World::Impl& w, const ShapeProxy& mover,
     const ShapeProxy target = w.ProxyOf(s);
     if (!TestOverlap(mover, target)) return true;
     const Manifold m = Collide(mover, target, kFixedZero);
+    // A chain segment that makes no contact is seen from behind, or leaves
+    // the contact to its neighbour (chain.h): nothing to push out of.
+    if (target.one_sided && m.point_count == 0) return true;
     Touch t{{w.bodies[s.body_slot].id, s.index_in_body}, ManifoldDepth(m), Vec2{}, Vec2{}};
     if (m.point_count > 0) {
       t.normal = -m.normal;

@@ -23,6 +23,14 @@ ShapeProxy MakeProxy(const Shape& shape, const Transform& xf) {
       proxy.points[1] = TransformPoint(xf, shape.segment.point2);
       proxy.count = 2;
       break;
+    case ShapeType::kChainSegment:
+      proxy.points[0] = TransformPoint(xf, shape.chain_segment.point1);
+      proxy.points[1] = TransformPoint(xf, shape.chain_segment.point2);
+      proxy.count = 2;
+      proxy.one_sided = true;
+      proxy.ghost1 = TransformPoint(xf, shape.chain_segment.ghost1);
+      proxy.ghost2 = TransformPoint(xf, shape.chain_segment.ghost2);
+      break;
     case ShapeType::kPolygon:
       for (int i = 0; i < shape.polygon.count; ++i) {
         proxy.points[i] = TransformPoint(xf, shape.polygon.vertices[i]);

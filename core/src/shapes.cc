@@ -41,6 +41,7 @@ const char* ShapeTypeName(ShapeType type) {
     case ShapeType::kCapsule: return "capsule";
     case ShapeType::kSegment: return "segment";
     case ShapeType::kPolygon: return "polygon";
+    case ShapeType::kChainSegment: return "chain_segment";
   }
   return "shape";
 }
@@ -59,6 +60,9 @@ const char* ShapeErrorMessage(ShapeError error) {
     case ShapeError::kNotConvex: return "not convex";
     case ShapeError::kDegenerateSegment: return "the two points coincide";
     case ShapeError::kNonPositiveExtent: return "half extent must be positive";
+    case ShapeError::kTooFewChainPoints: return "a chain needs at least 2 points (3 for a loop)";
+    case ShapeError::kTooManyChainPoints: return "more than 4096 chain points";
+    case ShapeError::kDegenerateGhost: return "a ghost vertex coincides with its segment point";
   }
   return "unknown shape error";
 }
@@ -181,6 +185,15 @@ ShapeError ValidateSegment(const Segment& segment) {
   return ShapeError::kOk;
 }
 
+ShapeError ValidateChainSegment(const ChainSegment& c) {
+  if (!InShapeRange(c.ghost1) || !InShapeRange(c.point1) || !InShapeRange(c.point2) || !InShapeRange(c.ghost2)) {
+    return ShapeError::kOutOfRange;
+  }
+  if (c.point1 == c.point2) return ShapeError::kDegenerateSegment;
+  if (c.ghost1 == c.point1 || c.ghost2 == c.point2) return ShapeError::kDegenerateGhost;
+  return ShapeError::kOk;
+}
+
 ShapeError ValidatePolygon(const Polygon& polygon) {
   if (polygon.count < 3) return ShapeError::kTooFewVertices;
   if (polygon.count > kMaxPolygonVertices) return ShapeError::kTooManyVertices;
@@ -201,6 +214,7 @@ ShapeError ValidateShape(const Shape& shape) {
     case ShapeType::kCapsule: return ValidateCapsule(shape.capsule);
     case ShapeType::kSegment: return ValidateSegment(shape.segment);
     case ShapeType::kPolygon: return ValidatePolygon(shape.polygon);
+    case ShapeType::kChainSegment: return ValidateChainSegment(shape.chain_segment);
   }
   return ShapeError::kNotConvex;
 }
@@ -216,7 +230,8 @@ Fixed ComputeArea(const Shape& shape) {
       const Fixed length = Distance(shape.capsule.center1, shape.capsule.center2);
       return AddChecked(MulChecked(kFixedPi, MulChecked(r, r, &ok), &ok), MulChecked(r.ShiftLeft(1), length, &ok), &ok);
     }
-    case ShapeType::kSegment: return kFixedZero;
+    case ShapeType::kSegment:
+    case ShapeType::kChainSegment: return kFixedZero;
     case ShapeType::kPolygon: {
       const Polygon& p = shape.polygon;
       Int128 twice_area = 0;
@@ -266,6 +281,10 @@ MassData ComputeMass(const Shape& shape, Fixed density) {
     case ShapeType::kSegment:
       md.center = {(shape.segment.point1.x + shape.segment.point2.x).Half(),
                    (shape.segment.point1.y + shape.segment.point2.y).Half()};
+      break;
+    case ShapeType::kChainSegment:
+      md.center = {(shape.chain_segment.point1.x + shape.chain_segment.point2.x).Half(),
+                   (shape.chain_segment.point1.y + shape.chain_segment.point2.y).Half()};
       break;
     case ShapeType::kPolygon: {
       // Fan of triangles (centroid, v_i, v_i+1). For a triangle with edge

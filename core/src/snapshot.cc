@@ -283,7 +283,7 @@ Status World::Restore(std::span<const uint8_t> bytes, World* out) {
     b.angular_damping = in.F();
     b.gravity_scale = in.F();
     const uint32_t shape_count = in.U32();
-    if (!in.ok() || shape_count > 64) return Corrupt("bad shape count");
+    if (!in.ok() || shape_count > kMaxShapesPerBody + kMaxChainSegmentsPerBody) return Corrupt("bad shape count");
     b.shapes.resize(shape_count);
     for (ShapeDef& sd : b.shapes) {
       const uint8_t type = in.U8();
@@ -305,6 +305,10 @@ Status World::Restore(std::span<const uint8_t> bytes, World* out) {
         case ShapeType::kSegment:
           if (n != 2) return Corrupt("segment with " + std::to_string(n) + " points");
           sd.shape = Shape::FromSegment({p[0], p[1]});
+          break;
+        case ShapeType::kChainSegment:  // stored as point1, point2, ghost1, ghost2
+          if (n != 4) return Corrupt("chain segment with " + std::to_string(n) + " points");
+          sd.shape = Shape::FromChainSegment({p[2], p[0], p[1], p[3]});
           break;
         case ShapeType::kPolygon: {
           Polygon polygon;

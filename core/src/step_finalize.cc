@@ -28,11 +28,9 @@ void ClampToWorld(Vec2* center, Vec2* velocity) {
 // The shape's local points placed at `xf`: what MakeProxy gives for the
 // shape the record was made from.
 ShapeProxy PlacedProxy(const World::Impl& w, const ShapeRecord& s, const Transform& xf) {
-  ShapeProxy p;
-  for (int i = 0; i < s.point_count; ++i) p.points[i] = TransformPoint(xf, w.local_points[s.point_offset + i]);
-  p.count = s.point_count;
-  p.radius = s.radius;
-  return p;
+  Vec2 placed[kMaxPolygonVertices];
+  for (int i = 0; i < s.point_count; ++i) placed[i] = TransformPoint(xf, w.local_points[s.point_offset + i]);
+  return ProxyFromPoints(s, placed);
 }
 
 // The earliest impact fraction of the body's shapes moving by `motion` from

@@ -19,7 +19,7 @@ bool IsMaterial(Fixed v) { return v >= kFixedZero && v <= kMaxMaterial; }
 
 Status ValidateShapeGeometry(const Shape& shape, const std::string& field) {
   const uint8_t type = static_cast<uint8_t>(shape.type);
-  if (type > static_cast<uint8_t>(ShapeType::kPolygon)) return InvalidArgumentError(field + ".type: unknown shape type");
+  if (type > static_cast<uint8_t>(ShapeType::kChainSegment)) return InvalidArgumentError(field + ".type: unknown shape type");
   const ShapeError error = ValidateShape(shape);
   if (error == ShapeError::kOk) return OkStatus();
   const std::string message = field + "." + ShapeTypeName(shape.type) + ": " + ShapeErrorMessage(error);
@@ -55,6 +55,29 @@ Status ValidateMass(const BodyDef& def, const std::string& field) {
   return OkStatus();
 }
 
+// At most kMaxShapesPerBody shapes that are not chain segments plus at most
+// kMaxChainSegmentsPerBody chain segments; chains only on bodies that do
+// not move under forces (they carry no mass).
+Status ValidateShapeCounts(const BodyDef& def, const std::string& field) {
+  uint32_t solid = 0, chain = 0;
+  for (size_t i = 0; i < def.shapes.size(); ++i) {
+    if (def.shapes[i].shape.type != ShapeType::kChainSegment) {
+      ++solid;
+      continue;
+    }
+    ++chain;
+    if (def.type == BodyType::kDynamic) {
+      return InvalidArgumentError(field + ".shapes[" + std::to_string(i) +
+                                  "].chain_segment: a chain has no mass; only static and kinematic bodies may hold one");
+    }
+  }
+  if (solid > kMaxShapesPerBody) return ResourceExhaustedError(Field(field, "shapes") + ": more than 64 shapes");
+  if (chain > kMaxChainSegmentsPerBody) {
+    return ResourceExhaustedError(Field(field, "shapes") + ": more than 4096 chain segments");
+  }
+  return OkStatus();
+}
+
 }  // namespace
 
 Status ValidateTransform(const Transform& xf, const std::string& field) {
@@ -85,9 +108,7 @@ Status ValidateBodyDef(const BodyDef& def, const std::string& field) {
   }
   if (!WithinMagnitude(def.gravity_scale, kMaxMaterial)) return OutOfRangeError(Field(field, "gravity_scale") + ": beyond +-65536");
   if (def.shapes.empty()) return InvalidArgumentError(Field(field, "shapes") + ": a body needs at least one shape");
-  if (def.shapes.size() > kMaxShapesPerBody) {
-    return ResourceExhaustedError(Field(field, "shapes") + ": more than 64 shapes");
-  }
+  if (Status s = ValidateShapeCounts(def, field); !s.ok()) return s;
   for (size_t i = 0; i < def.shapes.size(); ++i) {
     if (Status s = ValidateShapeDef(def.shapes[i], field + ".shapes[" + std::to_string(i) + "]"); !s.ok()) return s;
   }

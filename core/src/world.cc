@@ -15,7 +15,8 @@ using internal::ShapeRecord;
 
 namespace {
 
-// Local points of a shape in proxy order (what MakeProxy transforms).
+// Local points of a shape in proxy order (what MakeProxy transforms), a
+// chain segment's ghosts after its two points.
 int LocalPoints(const Shape& shape, Vec2* out, Fixed* radius) {
   switch (shape.type) {
     case ShapeType::kCircle:
@@ -32,6 +33,13 @@ int LocalPoints(const Shape& shape, Vec2* out, Fixed* radius) {
       out[1] = shape.segment.point2;
       *radius = kFixedZero;
       return 2;
+    case ShapeType::kChainSegment:  // proxy order, then the ghosts (ProxyFromPoints)
+      out[0] = shape.chain_segment.point1;
+      out[1] = shape.chain_segment.point2;
+      out[2] = shape.chain_segment.ghost1;
+      out[3] = shape.chain_segment.ghost2;
+      *radius = kFixedZero;
+      return 4;
     case ShapeType::kPolygon:
       for (int i = 0; i < shape.polygon.count; ++i) out[i] = shape.polygon.vertices[i];
       *radius = shape.polygon.radius;
@@ -374,6 +382,7 @@ Shape World::Impl::LocalShapeOf(const ShapeRecord& s) const {
     case ShapeType::kCircle: return Shape::FromCircle({p[0], s.radius});
     case ShapeType::kCapsule: return Shape::FromCapsule({p[0], p[1], s.radius});
     case ShapeType::kSegment: return Shape::FromSegment({p[0], p[1]});
+    case ShapeType::kChainSegment: return Shape::FromChainSegment({p[2], p[0], p[1], p[3]});
     case ShapeType::kPolygon: break;
   }
   Polygon polygon;

@@ -71,6 +71,27 @@ struct ShapeRecord {
   bool alive = false;
 };
 
+/// The proxy of a shape record whose points (local or world, in the
+/// record's order) start at `points`. A chain segment stores four points,
+/// point1, point2, ghost1, ghost2: its proxy is the first two plus the
+/// ghosts.
+inline ShapeProxy ProxyFromPoints(const ShapeRecord& s, const Vec2* points) {
+  ShapeProxy p;
+  p.radius = s.radius;
+  if (s.type == ShapeType::kChainSegment) {
+    p.points[0] = points[0];
+    p.points[1] = points[1];
+    p.count = 2;
+    p.one_sided = true;
+    p.ghost1 = points[2];
+    p.ghost2 = points[3];
+    return p;
+  }
+  for (int i = 0; i < s.point_count; ++i) p.points[i] = points[i];
+  p.count = s.point_count;
+  return p;
+}
+
 struct StepState;
 
 /// The step's working set, kept from tick to tick only so that its buffers
@@ -132,11 +153,7 @@ struct World::Impl {
 
   /// The world-space proxy of a live shape.
   ShapeProxy ProxyOf(const internal::ShapeRecord& s) const {
-    ShapeProxy p;
-    for (int i = 0; i < s.point_count; ++i) p.points[i] = world_points[s.point_offset + i];
-    p.count = s.point_count;
-    p.radius = s.radius;
-    return p;
+    return internal::ProxyFromPoints(s, &world_points[s.point_offset]);
   }
 
   internal::DynamicTree& TreeFor(BodyType type) {

@@ -2,7 +2,10 @@
 
 #include <limits>
 #include <string>
+#include <utility>
+#include <vector>
 
+#include "arbiter/core/chain.h"
 #include "arbiter/core/shapes.h"
 
 namespace arbiter::wire {
@@ -228,10 +231,40 @@ Status ParseShape(const v1::Shape& shape, std::string_view field, Shape* out) {
       *out = Shape::FromSegment(g);
       return OkStatus();
     }
+    case v1::Shape::kChainSegment: {
+      const v1::ChainSegment& w = shape.chain_segment();
+      ChainSegment c;
+      const std::pair<const v1::Vec2*, Vec2*> points[] = {
+          {&w.ghost1(), &c.ghost1}, {&w.point1(), &c.point1}, {&w.point2(), &c.point2}, {&w.ghost2(), &c.ghost2}};
+      const char* names[] = {".chain_segment.ghost1", ".chain_segment.point1", ".chain_segment.point2", ".chain_segment.ghost2"};
+      for (size_t i = 0; i < 4; ++i) {
+        if (HasMinRaw(*points[i].first)) return MinRawError(Join(field, names[i]));
+        *points[i].second = FromProto(*points[i].first);
+      }
+      if (Status s = ShapeStatus(ValidateChainSegment(c), field, "chain_segment"); !s.ok()) return s;
+      *out = Shape::FromChainSegment(c);
+      return OkStatus();
+    }
+    case v1::Shape::kChain:
+      return InvalidArgumentError(
+          Join(field, ".chain: a chain expands into several shapes, so it is accepted only among a body's shapes"));
     case v1::Shape::KIND_NOT_SET:
       break;
   }
-  return InvalidArgumentError(Join(field, ": no shape kind set (circle, box, polygon, capsule or segment)"));
+  return InvalidArgumentError(
+      Join(field, ": no shape kind set (circle, box, polygon, capsule, segment, chain_segment or chain)"));
+}
+
+// The chain segments of a wire chain (MakeChain), appended to *out.
+Status ParseChain(const v1::Chain& chain, std::string_view field, std::vector<Shape>* out) {
+  // Checked before copying the points.
+  if (chain.points_size() > static_cast<int>(kMaxChainPoints)) return ShapeStatus(ShapeError::kTooManyChainPoints, field, "chain");
+  std::vector<Vec2> points(static_cast<size_t>(chain.points_size()));
+  for (int i = 0; i < chain.points_size(); ++i) {
+    if (HasMinRaw(chain.points(i))) return MinRawError(Join(field, ".chain.points[") + std::to_string(i) + "]");
+    points[static_cast<size_t>(i)] = FromProto(chain.points(i));
+  }
+  return ShapeStatus(MakeChain(points, chain.loop(), out), field, "chain");
 }
 
 Filter ParseFilter(bool has, const v1::Filter& filter) {
@@ -239,17 +272,40 @@ Filter ParseFilter(bool has, const v1::Filter& filter) {
   return Filter{filter.category_bits(), filter.mask_bits(), filter.group_index()};
 }
 
-Status ParseShapeDef(const v1::ShapeDef& def, std::string_view field, ShapeDef* out) {
+// Everything of a ShapeDef but its shape.
+ShapeDef ParseShapeSettings(const v1::ShapeDef& def) {
   ShapeDef d;
-  if (!def.has_shape()) return InvalidArgumentError(Join(field, ".shape: required"));
-  if (Status s = ParseShape(def.shape(), Join(field, ".shape"), &d.shape); !s.ok()) return s;
   d.filter = ParseFilter(def.has_filter(), def.filter());
   d.is_sensor = def.is_sensor();
   if (def.has_friction()) d.friction = Fixed::FromRaw(def.friction());
   d.restitution = Fixed::FromRaw(def.restitution());
   if (def.has_density()) d.density = Fixed::FromRaw(def.density());
   d.user_tag = def.user_tag();
+  return d;
+}
+
+Status ParseShapeDef(const v1::ShapeDef& def, std::string_view field, ShapeDef* out) {
+  ShapeDef d = ParseShapeSettings(def);
+  if (!def.has_shape()) return InvalidArgumentError(Join(field, ".shape: required"));
+  if (Status s = ParseShape(def.shape(), Join(field, ".shape"), &d.shape); !s.ok()) return s;
   *out = std::move(d);
+  return OkStatus();
+}
+
+// A body's ShapeDef appended to *out: one shape, or a chain's segments, each
+// with the same settings.
+Status AppendShapeDefs(const v1::ShapeDef& def, std::string_view field, std::vector<ShapeDef>* out) {
+  if (!def.has_shape() || def.shape().kind_case() != v1::Shape::kChain) {
+    out->emplace_back();
+    return ParseShapeDef(def, field, &out->back());
+  }
+  std::vector<Shape> segments;
+  if (Status s = ParseChain(def.shape().chain(), Join(field, ".shape"), &segments); !s.ok()) return s;
+  const ShapeDef settings = ParseShapeSettings(def);
+  for (const Shape& segment : segments) {
+    out->push_back(settings);
+    out->back().shape = segment;
+  }
   return OkStatus();
 }
 
@@ -281,10 +337,10 @@ Status ParseBodyDef(const v1::BodyDef& def, std::string_view field, BodyDef* out
   // The core rejects an empty shape list too, but checking here keeps the
   // per-shape loop below from being the first to notice anything.
   if (def.shapes_size() == 0) return InvalidArgumentError(Join(field, ".shapes: a body needs at least one shape"));
-  d.shapes.resize(static_cast<size_t>(def.shapes_size()));
+  d.shapes.reserve(static_cast<size_t>(def.shapes_size()));
   for (int i = 0; i < def.shapes_size(); ++i) {
     const std::string shape_field = Join(field, ".shapes[") + std::to_string(i) + "]";
-    if (Status s = ParseShapeDef(def.shapes(i), shape_field, &d.shapes[static_cast<size_t>(i)]); !s.ok()) return s;
+    if (Status s = AppendShapeDefs(def.shapes(i), shape_field, &d.shapes); !s.ok()) return s;
   }
   *out = std::move(d);
   return OkStatus();
@@ -407,6 +463,14 @@ void ToProto(const Shape& shape, v1::Shape* out) {
       ToProto(shape.segment.point1, out->mutable_segment()->mutable_point1());
       ToProto(shape.segment.point2, out->mutable_segment()->mutable_point2());
       return;
+    case ShapeType::kChainSegment: {
+      v1::ChainSegment* c = out->mutable_chain_segment();
+      ToProto(shape.chain_segment.ghost1, c->mutable_ghost1());
+      ToProto(shape.chain_segment.point1, c->mutable_point1());
+      ToProto(shape.chain_segment.point2, c->mutable_point2());
+      ToProto(shape.chain_segment.ghost2, c->mutable_ghost2());
+      return;
+    }
     case ShapeType::kPolygon: {
       // The vertices alone determine the polygon: the server rebuilds it with
       // MakePolygon, which is how boxes were built too (MakeOffsetBox), so

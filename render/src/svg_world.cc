@@ -20,7 +20,7 @@ constexpr const char* kStyle =
     ".round.static{stroke:#a7b0b8}.round.kinematic{stroke:#8ec3ea}.round.dynamic{stroke:#f4c27a}"
     ".round{stroke-linecap:round;stroke-linejoin:round}.core{fill:none;stroke:#333}"
     ".sensor{fill-opacity:.2;stroke-opacity:.6;stroke-dasharray:4 3}"
-    ".segment{fill:none}.hit{stroke:#d0021b!important}.hit:not(.round){stroke-width:3}"
+    ".segment{fill:none}.chain.shape:not(.hit){stroke-width:3;stroke-linecap:round}.hit{stroke:#d0021b!important}.hit:not(.round){stroke-width:3}"
     ".ray{stroke:#6a1b9a;stroke-dasharray:6 4;fill:none}.ray.reached{stroke-dasharray:none}"
     ".normal{stroke:#00897b;fill:none}.point{fill:#d0021b}.query{fill:#6a1b9a;fill-opacity:.08;stroke:#6a1b9a}"
     "</style>";
@@ -49,6 +49,7 @@ void OpenShape(std::string* out, const char* tag, uint64_t body, uint32_t index,
   if (shape.is_sensor) out->append(" sensor");
   if (round) out->append(" round");
   if (shape.shape.type == ShapeType::kSegment) out->append(" segment");
+  if (shape.shape.type == ShapeType::kChainSegment) out->append(" segment chain");
   if (hit) out->append(" hit");
   out->append("\" data-body=\"" + std::to_string(body) + "\" data-shape=\"" + std::to_string(index) + "\"");
 }
@@ -92,6 +93,12 @@ void DrawShape(std::string* out, uint64_t body, uint32_t index, const BodyDef& d
     case ShapeType::kSegment:
       OpenShape(out, "line", body, index, def, sd, false, hit);
       AppendLine(out, s.segment.point1, s.segment.point2);
+      break;
+    case ShapeType::kChainSegment:
+      // The two points; the solid side is drawn by the .chain style (a
+      // thicker stroke), the ghosts are not geometry.
+      OpenShape(out, "line", body, index, def, sd, false, hit);
+      AppendLine(out, s.chain_segment.point1, s.chain_segment.point2);
       break;
     case ShapeType::kPolygon:
       OpenShape(out, "polygon", body, index, def, sd, s.polygon.radius.raw() > 0, hit);

@@ -15,6 +15,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "arbiter/core/chain.h"
+
 namespace arbiter::scene {
 namespace {
 
@@ -472,13 +474,43 @@ Status ParseCapsuleShape(const Json& j, const Path& path, Shape* out) {
   return OkStatus();
 }
 
-constexpr const char* kShapeKinds = "circle, box, polygon, capsule";
+// {"points": [vec2, ...], "loop": bool (optional, false)}: the chain's
+// segments (scenes/FORMAT-chains.md), appended to *out.
+Status ParseChainShape(const Json& j, const Path& path, std::vector<ShapeDef>* out) {
+  ARBITER_SCENE_RETURN_IF_ERROR(ExpectObject(j, path));
+  ARBITER_SCENE_RETURN_IF_ERROR(CheckKeys(j, path, {"points", "loop"}));
+  const Json* points;
+  ARBITER_SCENE_RETURN_IF_ERROR(Require(j, path, "points", &points));
+  const Path points_path = path["points"];
+  ARBITER_SCENE_RETURN_IF_ERROR(ExpectArray(*points, points_path));
+  if (points->size() > kMaxChainPoints) return ShapeStatus(ShapeError::kTooManyChainPoints, points_path);
+  std::vector<Vec2> vertices(points->size());
+  for (size_t i = 0; i < vertices.size(); ++i) {
+    ARBITER_SCENE_RETURN_IF_ERROR(ReadVec2((*points)[i], points_path[i], kShapeLog2, &vertices[i]));
+  }
+  bool loop = false;
+  if (const Json* l = Find(j, "loop")) {
+    if (!l->is_boolean()) return Invalid(path["loop"], "expected true or false");
+    loop = l->get<bool>();
+  }
+  std::vector<Shape> segments;
+  ARBITER_SCENE_RETURN_IF_ERROR(ShapeStatus(MakeChain(vertices, loop, &segments), points_path));
+  for (const Shape& segment : segments) {
+    out->emplace_back();
+    out->back().shape = segment;
+  }
+  return OkStatus();
+}
 
-Status ParseShape(const Json& j, const Path& path, ShapeDef* out) {
+constexpr const char* kShapeKinds = "circle, box, polygon, capsule, chain";
+
+// One shape, or a chain's segments, appended to *out.
+Status ParseShape(const Json& j, const Path& path, std::vector<ShapeDef>* out) {
   ARBITER_SCENE_RETURN_IF_ERROR(ExpectObject(j, path));
   if (j.size() != 1) return Invalid(path, std::string("expected exactly one of ") + kShapeKinds);
   const auto it = j.begin();
   const std::string& kind = it.key();
+  if (kind == "chain") return ParseChainShape(*it, path["chain"], out);
   ShapeDef def;
   if (kind == "circle") {
     ARBITER_SCENE_RETURN_IF_ERROR(ParseCircleShape(*it, path["circle"], &def.shape));
@@ -491,7 +523,7 @@ Status ParseShape(const Json& j, const Path& path, ShapeDef* out) {
   } else {
     return Invalid(path[kind.c_str()], std::string("unknown shape; expected one of ") + kShapeKinds);
   }
-  *out = std::move(def);
+  out->push_back(std::move(def));
   return OkStatus();
 }
 
@@ -539,9 +571,9 @@ Status ParseBody(const Json& j, const Path& path, BodyDef* out) {
   ARBITER_SCENE_RETURN_IF_ERROR(Require(j, path, "shapes", &member));
   const Path shapes_path = path["shapes"];
   ARBITER_SCENE_RETURN_IF_ERROR(ExpectArray(*member, shapes_path));
-  def.shapes.resize(member->size());
-  for (size_t i = 0; i < def.shapes.size(); ++i) {
-    ARBITER_SCENE_RETURN_IF_ERROR(ParseShape((*member)[i], shapes_path[i], &def.shapes[i]));
+  def.shapes.reserve(member->size());
+  for (size_t i = 0; i < member->size(); ++i) {
+    ARBITER_SCENE_RETURN_IF_ERROR(ParseShape((*member)[i], shapes_path[i], &def.shapes));
   }
   *out = std::move(def);
   return OkStatus();

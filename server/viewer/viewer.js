@@ -32,7 +32,8 @@ async function getJson(url) {
 // ---- Drawing ---------------------------------------------------------------
 
 function drawShape(g, body, shape, index) {
-  const cls = [shape.sensor ? 'sensor' : '', shape.kind === 'segment' ? 'segment' : ''];
+  const line = shape.kind === 'segment' || shape.kind === 'chain_segment';
+  const cls = [shape.sensor ? 'sensor' : '', line ? 'segment' : '', shape.kind === 'chain_segment' ? 'chain' : ''];
   let e;
   if (shape.kind === 'circle') {
     e = el('circle', { cx: shape.cx, cy: shape.cy, r: shape.r }, g);

@@ -335,11 +335,53 @@ static void test_snapshot(arb_world* world) {
   arb_world_destroy(NULL);
 }
 
+/* arb_make_chain, and a chain floor in a world: one-sided rays, no mass. */
+static void test_chains(void) {
+  const arb_vec2 points[4] = {{3 * ONE, 0}, {ONE, 0}, {-ONE, 0}, {-3 * ONE, 0}}; /* right to left: faces up */
+  arb_shape segments[4];
+  arb_shape_def defs[3];
+  arb_body_def floor;
+  arb_world_def def;
+  arb_world* world = NULL;
+  arb_ray ray;
+  arb_cast_hit hit;
+  int32_t written = -1, got = 0, i;
+  CHECK_ERROR(arb_make_chain(points, 1, 0, segments, 4, &written, &err), ARB_INVALID_ARGUMENT,
+              "points: a chain needs at least 2 points");
+  CHECK_ERROR(arb_make_chain(points, 4, 1, segments, 3, &written, &err), ARB_BUFFER_TOO_SMALL, "out: 4 needed");
+  CHECK(written == -1);
+  CHECK(arb_make_chain(points, 4, 0, segments, 4, &written, &err) == ARB_OK && written == 3);
+  CHECK(segments[1].type == ARB_SHAPE_CHAIN_SEGMENT);
+  CHECK(segments[1].u.chain_segment.ghost1.x == 3 * ONE && segments[1].u.chain_segment.ghost2.x == -3 * ONE);
+  for (i = 0; i < 3; ++i) {
+    arb_shape_def_init(&defs[i]);
+    defs[i].shape = segments[i];
+  }
+  arb_world_def_init(&def);
+  CHECK(arb_world_create(&def, &world, &err) == ARB_OK);
+  arb_body_def_init(&floor);
+  floor.id = 1;
+  floor.shapes = defs;
+  floor.shape_count = 3;
+  floor.type = ARB_BODY_DYNAMIC;
+  CHECK_ERROR(arb_world_add_bodies(world, &floor, 1, &err), ARB_INVALID_ARGUMENT,
+              "bodies[0].shapes[0].chain_segment: a chain has no mass");
+  floor.type = ARB_BODY_STATIC;
+  CHECK(arb_world_add_bodies(world, &floor, 1, &err) == ARB_OK);
+  ray = (arb_ray){{0, 2 * ONE}, {0, -4 * ONE}, ONE};
+  CHECK(arb_world_cast_ray_closest(world, &ray, NULL, &hit, &got, &err) == ARB_OK && got == 1);
+  CHECK(hit.shape.shape_index == 1 && hit.fraction == ONE / 2 && hit.normal.y == ONE);
+  ray = (arb_ray){{0, -2 * ONE}, {0, 4 * ONE}, ONE};
+  CHECK(arb_world_cast_ray_closest(world, &ray, NULL, &hit, &got, &err) == ARB_OK && got == 0);
+  arb_world_destroy(world);
+}
+
 int main(void) {
   arb_world* world;
   test_status_names();
   test_raw();
   test_shapes();
+  test_chains();
   world = make_world();
   test_inspection(world);
   test_mutations(world);

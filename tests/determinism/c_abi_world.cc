@@ -31,6 +31,9 @@ arb_shape CShape(const Shape& s) {
   } else if (s.type == ShapeType::kSegment) {
     out.u.segment.point1 = CV(s.segment.point1);
     out.u.segment.point2 = CV(s.segment.point2);
+  } else if (s.type == ShapeType::kChainSegment) {
+    out.u.chain_segment = {CV(s.chain_segment.ghost1), CV(s.chain_segment.point1), CV(s.chain_segment.point2),
+                           CV(s.chain_segment.ghost2)};
   } else {
     arb_polygon& p = out.u.polygon;
     for (int i = 0; i < kMaxPolygonVertices; ++i) {

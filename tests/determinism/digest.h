@@ -164,6 +164,12 @@ class Digest {
         V(s.segment.point1);
         V(s.segment.point2);
         break;
+      case ShapeType::kChainSegment:
+        V(s.chain_segment.ghost1);
+        V(s.chain_segment.point1);
+        V(s.chain_segment.point2);
+        V(s.chain_segment.ghost2);
+        break;
       case ShapeType::kPolygon:
         I32(s.polygon.count);
         for (int i = 0; i < s.polygon.count && i < kMaxPolygonVertices; ++i) {

@@ -226,6 +226,21 @@ bool JsonReader::ReadUint64(uint64_t* out) {
   return true;
 }
 
+bool JsonReader::ReadBool(bool* out) {
+  char c;
+  if (!Peek(&c)) return false;
+  for (const bool value : {true, false}) {
+    const std::string_view word = value ? "true" : "false";
+    if (text_.substr(pos_, word.size()) == word) {
+      pos_ += word.size();
+      *out = value;
+      return true;
+    }
+  }
+  Fail("expected true or false");
+  return false;
+}
+
 bool JsonReader::SkipValue() {
   char c;
   if (!Peek(&c)) return false;

@@ -58,6 +58,7 @@ class JsonReader {
   bool ReadFixedRaw(int64_t* raw);
   bool ReadInt64(int64_t* out);
   bool ReadUint64(uint64_t* out);
+  bool ReadBool(bool* out);  ///< `true` or `false`
   /// Skips any value (used for members the runner does not need).
   bool SkipValue();
   /// True when only whitespace remains.

@@ -95,6 +95,7 @@ void ExpectSameScene(const std::string& file) {
 TEST(SceneReader, Rain2kMatchesTheSceneLibrary) { ExpectSameScene("rain-2k.scene.json"); }
 TEST(SceneReader, Arena10kMatchesTheSceneLibrary) { ExpectSameScene("arena-10k.scene.json"); }
 TEST(SceneReader, DemoMatchesTheSceneLibrary) { ExpectSameScene("demo.scene.json"); }
+TEST(SceneReader, TerrainChainsMatchTheSceneLibrary) { ExpectSameScene("terrain.scene.json"); }
 
 TEST(SceneReader, Arena10kQueriesMatchTheSceneLibrary) {
   scene::QuerySet reference;

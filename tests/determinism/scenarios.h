@@ -34,6 +34,8 @@ struct RunSize {
   size_t arena_circles = 20000;
   size_t arena_sweeps = 10000;
   int scripts = 2000;
+  int terrain_ticks = 600;
+  int terrain_queries = 2000;
 };
 
 RunSize FullSize();
@@ -48,6 +50,10 @@ ScenarioResult RunRain(const SceneData& scene, int ticks);
 /// rays (CastRayClosest), aabbs (OverlapAabb), circles (OverlapShape with a
 /// circle), sweeps (CastShapeClosest with a circle).
 std::vector<ScenarioResult> RunArena(const SceneData& scene, const QueryData& queries, const RunSize& size);
+
+/// terrain (chains): the state hash after loading, each of `ticks` ticks
+/// (state hash and events), then `queries` rays and disk sweeps (scenes.cc).
+ScenarioResult RunTerrain(const SceneData& scene, int ticks, int queries);
 
 /// `count` seeded random scripts (scripts.cc). When detail_script >= 0,
 /// that script also prints a per-operation digest trace to stdout.

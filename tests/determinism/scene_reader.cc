@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <memory>
 
+#include "arbiter/core/chain.h"
 #include "arbiter/core/shapes.h"
 #include "json_reader.h"
 
@@ -39,8 +40,47 @@ bool CheckShape(JsonReader& r, ShapeError error, const char* what) {
   return r.ok();
 }
 
-bool ReadShape(JsonReader& r, ShapeDef* out) {
+// [vec2, ...], appended to *out.
+bool ReadPoints(JsonReader& r, std::vector<Vec2>* out) {
+  if (!r.BeginArray()) return false;
+  while (r.NextItem()) {
+    Vec2 p;
+    ReadVec2(r, &p);
+    out->push_back(p);
+  }
+  return r.ok();
+}
+
+// {"points": [...], "loop": bool}: the chain's segments, appended to *out.
+bool ReadChain(JsonReader& r, std::vector<ShapeDef>* out) {
+  std::vector<Vec2> points;
+  bool loop = false;
+  std::string_view key;
   if (!r.BeginObject()) return false;
+  while (r.NextKey(&key)) {
+    if (key == "points") {
+      if (!ReadPoints(r, &points)) return false;
+    } else if (key == "loop") {
+      r.ReadBool(&loop);
+    } else {
+      r.Fail("unknown chain key " + std::string(key));
+    }
+  }
+  std::vector<Shape> segments;
+  if (!r.ok() || !CheckShape(r, MakeChain(points, loop, &segments), "chain")) return false;
+  for (const Shape& segment : segments) {
+    out->emplace_back();
+    out->back().shape = segment;
+  }
+  return true;
+}
+
+// One shape, or a chain's segments, appended to *shapes.
+bool ReadShape(JsonReader& r, std::vector<ShapeDef>* shapes) {
+  if (!r.BeginObject()) return false;
+  ShapeDef def;
+  ShapeDef* out = &def;
+  bool is_chain = false;
   std::string_view kind;
   int kinds = 0;
   while (r.NextKey(&kind)) {
@@ -71,12 +111,7 @@ bool ReadShape(JsonReader& r, ShapeDef* out) {
       if (!r.BeginObject()) return false;
       while (r.NextKey(&key)) {
         if (key == "points") {
-          if (!r.BeginArray()) return false;
-          while (r.NextItem()) {
-            Vec2 p;
-            ReadVec2(r, &p);
-            points.push_back(p);
-          }
+          if (!ReadPoints(r, &points)) return false;
         } else {
           r.Fail("unknown polygon key " + std::string(key));
         }
@@ -95,11 +130,15 @@ bool ReadShape(JsonReader& r, ShapeDef* out) {
       }
       if (!CheckShape(r, ValidateCapsule(c), "capsule")) return false;
       out->shape = Shape::FromCapsule(c);
+    } else if (kind == "chain") {
+      is_chain = true;
+      if (!ReadChain(r, shapes)) return false;
     } else {
       r.Fail("unknown shape " + std::string(kind));
     }
   }
   if (r.ok() && kinds != 1) r.Fail("a shape needs exactly one kind");
+  if (r.ok() && !is_chain) shapes->push_back(def);
   return r.ok();
 }
 
@@ -124,9 +163,7 @@ bool ReadBody(JsonReader& r, BodyDef* out) {
     } else if (key == "shapes") {
       if (!r.BeginArray()) return false;
       while (r.NextItem()) {
-        ShapeDef shape;
-        if (!ReadShape(r, &shape)) return false;
-        out->shapes.push_back(shape);
+        if (!ReadShape(r, &out->shapes)) return false;
       }
     } else {
       r.Fail("unknown body key " + std::string(key));

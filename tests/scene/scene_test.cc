@@ -457,11 +457,32 @@ TEST(ParseSceneErrors, Ranges) {
 
 TEST(ParseSceneErrors, Shapes) {
   ExpectInvalid(SceneJson(Body("7")), "bodies[0].shapes[0]: expected an object");
-  ExpectInvalid(SceneJson(Body("{}")), "bodies[0].shapes[0]: expected exactly one of circle, box, polygon, capsule");
+  ExpectInvalid(SceneJson(Body("{}")), "bodies[0].shapes[0]: expected exactly one of circle, box, polygon, capsule, chain");
   ExpectInvalid(SceneJson(Body(R"({"circle": {"center": {"x": 0, "y": 0}, "radius": 1}, "box": {"half": {"x": 1, "y": 1}}})")),
-                "bodies[0].shapes[0]: expected exactly one of circle, box, polygon, capsule");
+                "bodies[0].shapes[0]: expected exactly one of circle, box, polygon, capsule, chain");
   ExpectInvalid(SceneJson(Body(R"({"sphere": {"radius": 1}})")),
-                "bodies[0].shapes[0].sphere: unknown shape; expected one of circle, box, polygon, capsule");
+                "bodies[0].shapes[0].sphere: unknown shape; expected one of circle, box, polygon, capsule, chain");
+
+  // chain (scenes/FORMAT-chains.md): expanded into one shape per segment
+  const auto chain = [](const std::string& body) { return R"({"chain": )" + body + "}"; };
+  ExpectInvalid(SceneJson(Body(chain(R"({"points": [{"x": 0, "y": 0}]})"))),
+                "bodies[0].shapes[0].chain.points: a chain needs at least 2 points (3 for a loop)");
+  ExpectInvalid(SceneJson(Body(chain(R"({"points": [{"x": 0, "y": 0}, {"x": 1, "y": 0}], "loop": true})"))),
+                "bodies[0].shapes[0].chain.points: a chain needs at least 2 points (3 for a loop)");
+  ExpectInvalid(SceneJson(Body(chain(R"({"points": [{"x": 0, "y": 0}, {"x": 0, "y": 0}]})"))),
+                "bodies[0].shapes[0].chain.points: duplicate consecutive vertices");
+  ExpectInvalid(SceneJson(Body(chain(R"({"points": [{"x": 0, "y": 0}, {"x": 1, "y": 0}], "loop": 1})"))),
+                "bodies[0].shapes[0].chain.loop: expected true or false");
+  ExpectInvalid(SceneJson(Body(chain(R"({"points": [{"x": 0, "y": 0}, {"x": 1, "y": 0}], "closed": true})"))),
+                "bodies[0].shapes[0].chain.closed: unknown key; expected one of points, loop");
+  Scene chained;
+  const Status chain_ok = ParseScene(
+      SceneJson(Body(R"({"circle": {"center": {"x": 0, "y": 0}, "radius": 1}}, )" +
+                     chain(R"({"points": [{"x": 0, "y": 0}, {"x": 1, "y": 0}, {"x": 1, "y": 1}], "loop": true})"))),
+      &chained);
+  ASSERT_TRUE(chain_ok.ok()) << chain_ok.message();
+  ASSERT_EQ(chained.bodies[0].shapes.size(), 4u);  // the circle and three segments
+  EXPECT_EQ(chained.bodies[0].shapes[3].shape.type, ShapeType::kChainSegment);
 
   // circle
   ExpectInvalid(SceneJson(Body(R"({"circle": {"center": {"x": 0, "y": 0}, "radius": 0}})")),

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { ArbiterClient, ArbiterError, body, box, circle, fromUnits, moveClaim, ray, shapeMove, toUnits, vec2 } from '../index.js';
+import { ArbiterClient, ArbiterError, body, box, chain, circle, fromUnits, moveClaim, ray, shapeMove, toUnits, vec2 } from '../index.js';
 import { startServer } from './server.js';
 
 let server;
@@ -67,6 +67,19 @@ test('worlds: create, list, describe, delete; errors carry code and field', asyn
     (e) => e.codeName === 'OUT_OF_RANGE' && e.field.startsWith('rays[0]'));
   assert.equal((await client.deleteWorld({ world_id: id })).tick, 0n);
   await assert.rejects(client.describeWorld({ world_id: id }), (e) => e.codeName === 'NOT_FOUND');
+});
+
+test('chains: expanded into one-sided segments, refused on a dynamic body', async () => {
+  const id = worldId();
+  const floor = [[10, 0], [5, 1], [0, 0], [-5, 1], [-10, 0]]; // right to left: faces up
+  await client.createWorld({ world_id: id, bodies: [body(1, 'static', [0, 0], [circle(0.5, [0, 5]), chain(floor)])] });
+  const described = await client.describeWorld({ world_id: id, include_bodies: true });
+  assert.equal(described.bodies[0].shape_count, 5); // the circle and 4 chain segments
+  const answer = await client.castRays({ world_id: id, mode: 'CAST_MODE_CLOSEST', rays: [ray([-2.5, 3], [0, -6]), ray([-2.5, -3], [0, 6])] });
+  assert.equal(answer.results[0].hits[0].shape_index, 3);
+  assert.equal(answer.results[1].hits.length, 0);
+  await assert.rejects(client.addBodies({ world_id: id, bodies: [body(2, 'dynamic', [0, 9], [chain(floor, true)])] }),
+    (e) => e instanceof ArbiterError && e.codeName === 'INVALID_ARGUMENT' && e.message.includes('a chain has no mass'));
 });
 
 test('bodies and rays past max_batch are split, answers in request order', async () => {

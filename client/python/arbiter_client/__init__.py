@@ -15,11 +15,11 @@ from .client import Client
 from .errors import ArbiterError, ArbiterValueError
 from .fleet import FleetListing, FleetWorld, list_fleet_worlds
 from .messages import (Answer, CastResult, Hit, MoveAnswer, MoveJudgement, MoveOutcome, MovePlane, Verdict, aabb_query,
-                       body, box, capsule, circle, move_claim, past_tick, point_query, polygon, ray, segment, shape_cast,
-                       shape_move, shape_query, transform, vec2)
+                       body, box, capsule, chain, circle, move_claim, past_tick, point_query, polygon, ray, segment,
+                       shape_cast, shape_move, shape_query, transform, vec2)
 from .units import fixed_from_double, to_raw, to_units
 
 __all__ = ["Client", "ArbiterError", "ArbiterValueError", "FleetListing", "FleetWorld", "list_fleet_worlds", "Answer",
            "CastResult", "Hit", "MoveAnswer", "MoveJudgement", "MoveOutcome", "MovePlane", "Verdict", "aabb_query", "body",
-           "box", "capsule", "circle", "move_claim", "past_tick", "point_query", "polygon", "ray", "segment", "shape_cast",
-           "shape_move", "shape_query", "transform", "vec2", "fixed_from_double", "to_raw", "to_units"]
+           "box", "capsule", "chain", "circle", "move_claim", "past_tick", "point_query", "polygon", "ray", "segment",
+           "shape_cast", "shape_move", "shape_query", "transform", "vec2", "fixed_from_double", "to_raw", "to_units"]

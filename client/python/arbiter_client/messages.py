@@ -61,6 +61,14 @@ def segment(point1, point2):
     return geo.Shape(segment=geo.Segment(point1=vec2(point1, "segment.point1"), point2=vec2(point2, "segment.point2")))
 
 
+def chain(points, loop=False):
+    """A one-sided chain through `points` (body frame): it collides only from
+    the right of each segment (a counter-clockwise loop faces outward). The
+    server expands it into one chain segment per edge, each its own shape
+    index. Only static and kinematic bodies may hold chains."""
+    return geo.Shape(chain=geo.Chain(points=[vec2(p, f"chain.points[{i}]") for i, p in enumerate(points)], loop=loop))
+
+
 def body(id, type, position=(0, 0), shapes=(), velocity=None, **fields):
     """A BodyDef: `type` "static", "kinematic" or "dynamic"; `shapes` Shapes
     or ShapeDefs; other BodyDef fields (is_bullet, ...) by keyword."""

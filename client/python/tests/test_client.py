@@ -296,3 +296,15 @@ def test_errors_carry_code_field_and_reason(client):
     assert e.value.field == "circle.radius"
     with pytest.raises(ac.ArbiterValueError):
         client.cast_rays(wid, [((0, 0), (1, 0))], mode="nearest")
+
+
+def test_chains_are_one_sided_segments(client):
+    wid = world_id()
+    floor = [(10, 0), (5, 1), (0, 0), (-5, 1), (-10, 0)]  # right to left: faces up
+    client.create_world(wid, bodies=[ac.body(1, "static", (0, 0), [ac.circle(0.5, (0, 5)), ac.chain(floor)])])
+    assert client.describe_world(wid, include_bodies=True).bodies[0].shape_count == 5  # circle + 4 segments
+    down, up = client.cast_rays(wid, [((-2.5, 3), (0, -6)), ((-2.5, -3), (0, 6))]).results
+    assert down.hit and down.hits[0].shape_index == 3 and not up.hit
+    with pytest.raises(ac.ArbiterError) as e:
+        client.add_bodies(wid, [ac.body(2, "dynamic", (0, 9), [ac.chain(floor, loop=True)])])
+    assert e.value.code == grpc.StatusCode.INVALID_ARGUMENT and "a chain has no mass" in e.value.reason

@@ -41,6 +41,11 @@ arb_shape ToC(const Shape& s) {
       break;
     case ShapeType::kSegment: out.u.segment = {ToC(s.segment.point1), ToC(s.segment.point2)}; break;
     case ShapeType::kPolygon: out.u.polygon = ToC(s.polygon); break;
+    case ShapeType::kChainSegment: {
+      const ChainSegment& c = s.chain_segment;
+      out.u.chain_segment = {ToC(c.ghost1), ToC(c.point1), ToC(c.point2), ToC(c.ghost2)};
+      break;
+    }
   }
   return out;
 }
@@ -96,6 +101,11 @@ Status FromC(const arb_shape& s, const std::string& field, Shape* out) {
     case ARB_SHAPE_POLYGON:
       *out = Shape::FromPolygon(FromC(Member<arb_polygon>(&s.u)));
       return OkStatus();
+    case ARB_SHAPE_CHAIN_SEGMENT: {
+      const auto c = Member<arb_chain_segment>(&s.u);
+      *out = Shape::FromChainSegment({FromC(c.ghost1), FromC(c.point1), FromC(c.point2), FromC(c.ghost2)});
+      return OkStatus();
+    }
     default:
       return InvalidArgumentError(field + ": unknown shape type " + std::to_string(s.type));
   }
@@ -119,7 +129,9 @@ Status FromC(const arb_body_def& d, const std::string& field, BodyDef* out) {
     return InvalidArgumentError(field + ".type: unknown body type");
   }
   // Checked before converting so that a huge count allocates nothing.
-  if (d.shape_count > kMaxShapesPerBody) return ResourceExhaustedError(field + ".shapes: more than 64 shapes");
+  if (d.shape_count > kMaxShapesPerBody + kMaxChainSegmentsPerBody) {
+    return ResourceExhaustedError(field + ".shapes: more than 64 shapes plus 4096 chain segments");
+  }
   if (d.shape_count > 0 && d.shapes == nullptr) return NullError((field + ".shapes").c_str());
   BodyDef def;
   def.id = d.id;

@@ -1,5 +1,8 @@
 // Shape construction and the definitions' defaults, for the C interface.
 #include <string>
+#include <vector>
+
+#include "arbiter/core/chain.h"
 
 #include "arbiter/core/shapes.h"
 #include "c_world.h"
@@ -37,6 +40,27 @@ arb_status arb_make_polygon(const arb_vec2* points, int32_t count, int64_t radiu
     Vec2 v[kMaxPolygonVertices];
     for (int32_t i = 0; i < count; ++i) v[i] = FromC(points[i]);
     return MakePolygon(std::span<const Vec2>(v, static_cast<size_t>(count)), F(radius), p);
+  });
+}
+
+arb_status arb_make_chain(const arb_vec2* points, int32_t count, int32_t loop, arb_shape* out, int32_t capacity,
+                          int32_t* written, arb_error* error) {
+  return Guarded(error, [&]() -> Status {
+    if (points == nullptr && count > 0) return NullError("points");
+    if (out == nullptr && capacity > 0) return NullError("out");
+    if (written == nullptr) return NullError("written");
+    if (count < 0) return ShapeStatus(ShapeError::kTooFewChainPoints, "points");
+    if (count > static_cast<int32_t>(kMaxChainPoints)) return ShapeStatus(ShapeError::kTooManyChainPoints, "points");
+    std::vector<Vec2> v(static_cast<size_t>(count));
+    for (int32_t i = 0; i < count; ++i) v[static_cast<size_t>(i)] = FromC(points[i]);
+    std::vector<Shape> segments;
+    if (Status s = ShapeStatus(MakeChain(v, loop != 0, &segments), "points"); !s.ok()) return s;
+    if (segments.size() > static_cast<size_t>(capacity < 0 ? 0 : capacity)) {
+      return BufferTooSmall("out", segments.size(), static_cast<size_t>(capacity < 0 ? 0 : capacity));
+    }
+    for (size_t i = 0; i < segments.size(); ++i) out[i] = ToC(segments[i]);
+    *written = static_cast<int32_t>(segments.size());
+    return OkStatus();
   });
 }
 

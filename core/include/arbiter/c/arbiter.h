@@ -141,6 +141,11 @@ typedef int32_t arb_shape_type;
 #define ARB_SHAPE_CAPSULE 1
 #define ARB_SHAPE_SEGMENT 2
 #define ARB_SHAPE_POLYGON 3
+#define ARB_SHAPE_CHAIN_SEGMENT 4
+
+#define ARB_MAX_CHAIN_POINTS 4096
+/* Chain segments a body may hold on top of its ARB_MAX_SHAPES_PER_BODY others. */
+#define ARB_MAX_CHAIN_SEGMENTS_PER_BODY 4096
 
 typedef struct arb_circle {
   arb_vec2 center;
@@ -156,6 +161,15 @@ typedef struct arb_capsule {
 typedef struct arb_segment {
   arb_vec2 point1, point2;
 } arb_segment;
+
+/* One segment of a one-sided chain (build chains with arb_make_chain): it
+ * collides only from the side of RightPerp(point2 - point1), and the ghosts
+ * (the neighbouring chain points) keep bodies from catching on its joints.
+ * Only static and kinematic bodies may hold one. See README "Chains and
+ * terrain" and core/include/arbiter/core/chain.h. */
+typedef struct arb_chain_segment {
+  arb_vec2 ghost1, point1, point2, ghost2;
+} arb_chain_segment;
 
 /* A strictly convex counter-clockwise polygon with an optional rounding
  * radius. Build it with arb_make_polygon or arb_make_box: the world accepts
@@ -178,6 +192,7 @@ typedef struct arb_shape {
     arb_capsule capsule;
     arb_segment segment;
     arb_polygon polygon;
+    arb_chain_segment chain_segment;
   } u;
 } arb_shape;
 
@@ -185,6 +200,13 @@ typedef struct arb_shape {
  * and fills *out. INVALID_ARGUMENT "points: not convex" etc. */
 ARB_API arb_status arb_make_polygon(const arb_vec2* points, int32_t count, int64_t radius, arb_polygon* out,
                                     arb_error* error);
+/* The chain through `points` (2..4096; 3.. when `loop` is non-zero) as
+ * chain segments written to out[0..*written): count - 1 of them, count for
+ * a loop, so `capacity` must be at least that (ARB_BUFFER_TOO_SMALL
+ * otherwise; nothing is written on any error). INVALID_ARGUMENT
+ * "points: duplicate consecutive vertices" etc. */
+ARB_API arb_status arb_make_chain(const arb_vec2* points, int32_t count, int32_t loop, arb_shape* out,
+                                  int32_t capacity, int32_t* written, arb_error* error);
 /* A box of half extents (hw, hh) centred on the body origin. */
 ARB_API arb_status arb_make_box(int64_t half_width, int64_t half_height, arb_polygon* out, arb_error* error);
 /* A box centred at `center`, rotated by `rotation`, in the body frame. */
@@ -227,7 +249,7 @@ typedef struct arb_body_def {
   int64_t linear_damping;      /* [0, 2^16] */
   int64_t angular_damping;     /* [0, 2^16] */
   int64_t gravity_scale;       /* [-2^16, 2^16], default 1 */
-  const arb_shape_def* shapes; /* 1..64, borrowed */
+  const arb_shape_def* shapes; /* 1..64, plus up to 4096 chain segments; borrowed */
   uint32_t shape_count;
   arb_body_type type;          /* default ARB_BODY_STATIC */
   int32_t is_bullet;           /* 1: continuous collision against dynamic bodies too */

@@ -13,7 +13,10 @@
 //    (below), which lies inside both shapes;
 //  - normals are unit vectors (within 1 ulp per component) pointing out of
 //    the shape that was hit;
-//  - fractions are Q32.32 in [0, max_fraction], rounded to nearest.
+//  - fractions are Q32.32 in [0, max_fraction], rounded to nearest;
+//  - a chain segment's proxy (one_sided) is hit by rays and casts from its
+//    front only; the overlap, containment and distance functions treat it
+//    as a plain segment (chain.h lists the rules).
 #pragma once
 
 #include "arbiter/core/math.h"

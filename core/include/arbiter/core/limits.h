@@ -44,8 +44,17 @@ constexpr Fixed kMaxAngularSpeed = Fixed::FromInt(int64_t{1} << 16);
 /// gravity_scale in [-kMaxMaterial, kMaxMaterial] (2^16).
 constexpr Fixed kMaxMaterial = Fixed::FromInt(int64_t{1} << 16);
 
-/// Most shapes on one body.
+/// Most shapes on one body, chain segments not counted.
 constexpr uint32_t kMaxShapesPerBody = 64;
+
+/// Most points of one chain (MakeChain): a loop of this many points makes
+/// as many segments, an open chain one fewer.
+constexpr uint32_t kMaxChainPoints = 4096;
+/// Most chain segments on one body, on top of its kMaxShapesPerBody other
+/// shapes. Terrain is long, so a chain is not held to the 64 of solid
+/// shapes; every segment is still its own shape (its own index, tree leaf
+/// and hit), so a body's shape count is bounded by 64 + this.
+constexpr uint32_t kMaxChainSegmentsPerBody = 4096;
 
 /// Largest |component| of a world's gravity, units per second squared (2^24).
 constexpr Fixed kMaxGravity = Fixed::FromInt(int64_t{1} << 24);

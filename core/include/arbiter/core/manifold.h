@@ -37,6 +37,14 @@ struct Manifold {
 /// (zero keeps touching and overlapping contacts only). Containment is
 /// resolved along the shortest exit. With flip symmetry: Collide(b, a) has
 /// the negated normal and the same separations.
+///
+/// A chain segment (proxy.one_sided) makes contacts only with a shape
+/// whose centre lies strictly in front of it, and only along normals its
+/// ghost vertices give to it: a normal that belongs to a neighbour at a
+/// convex joint yields no contact (the neighbour makes it), one that leans
+/// past a concave joint or behind the segment is replaced by the face
+/// normal (chain_manifold.cc has the rules). Two chain segments never
+/// make contacts.
 Manifold Collide(const ShapeProxy& a, const ShapeProxy& b, Fixed speculative_distance);
 
 /// The minimum translation vector: moving B by normal * depth, with

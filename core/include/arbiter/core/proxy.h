@@ -27,6 +27,13 @@ struct ShapeProxy {
   std::array<Vec2, kMaxPolygonVertices> points{};
   int32_t count = 0;  ///< 1 (disk or point), 2 (capsule or segment), >= 3 (polygon, CCW)
   Fixed radius;
+  /// A placed chain segment (shapes.h): the two points above plus its ghost
+  /// vertices. Collide, RayCast and ShapeCast honour the one-sidedness and
+  /// the ghosts; TestOverlap, ContainsPoint and ShapeDistance see a plain
+  /// segment (chain.h says why).
+  bool one_sided = false;
+  Vec2 ghost1;
+  Vec2 ghost2;
 };
 
 /// The world-space proxy of `shape` placed at `xf`.

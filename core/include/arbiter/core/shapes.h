@@ -42,6 +42,25 @@ struct Segment {
   Vec2 point2;
 };
 
+/// One segment of a chain (see MakeChain): the segment point1-point2 plus
+/// its neighbours' far ends, the ghost vertices (Box2D v3's b2ChainSegment).
+///
+/// Side convention: a chain segment collides only from its RIGHT side, the
+/// side of its normal RightPerp(point2 - point1) (Box2D's convention). With
+/// y up, the normal of a segment running left to right points down, so a
+/// floor runs right to left. A counter-clockwise
+/// loop thus faces outward (a solid island), a clockwise loop inward (a
+/// cave). The ghosts never collide: they only tell the narrow phase which
+/// contact normals belong to this segment and which to its neighbours, so
+/// a body sliding across a joint meets no edge of the next segment (the
+/// "ghost collisions" of Box2D; Catto, box2d.org/posts/2020/06).
+struct ChainSegment {
+  Vec2 ghost1;  ///< the previous point of the chain (or a ghost at an open end, see MakeChain)
+  Vec2 point1;
+  Vec2 point2;
+  Vec2 ghost2;  ///< the next point of the chain (or a ghost at an open end)
+};
+
 /// A strictly convex polygon, counter-clockwise, with an optional rounding
 /// radius. Build one with MakePolygon or MakeBox: they fill the normals and
 /// centroid and validate the vertices.
@@ -54,7 +73,7 @@ struct Polygon {
   int32_t count = 0;
 };
 
-enum class ShapeType : uint8_t { kCircle = 0, kCapsule = 1, kSegment = 2, kPolygon = 3 };
+enum class ShapeType : uint8_t { kCircle = 0, kCapsule = 1, kSegment = 2, kPolygon = 3, kChainSegment = 4 };
 
 /// Any one shape. Exactly the member named by `type` is meaningful.
 struct Shape {
@@ -63,11 +82,13 @@ struct Shape {
   Capsule capsule{};
   Segment segment{};
   Polygon polygon{};
+  ChainSegment chain_segment{};
 
   static Shape FromCircle(const Circle& c) { Shape s; s.type = ShapeType::kCircle; s.circle = c; return s; }
   static Shape FromCapsule(const Capsule& c) { Shape s; s.type = ShapeType::kCapsule; s.capsule = c; return s; }
   static Shape FromSegment(const Segment& g) { Shape s; s.type = ShapeType::kSegment; s.segment = g; return s; }
   static Shape FromPolygon(const Polygon& p) { Shape s; s.type = ShapeType::kPolygon; s.polygon = p; return s; }
+  static Shape FromChainSegment(const ChainSegment& c) { Shape s; s.type = ShapeType::kChainSegment; s.chain_segment = c; return s; }
 };
 
 /// Why a shape was rejected.
@@ -84,13 +105,16 @@ enum class ShapeError : uint8_t {
   kNotConvex,           ///< a reflex vertex, or the boundary crosses itself
   kDegenerateSegment,   ///< a segment or capsule whose two points coincide
   kNonPositiveExtent,   ///< a box half extent <= 0
+  kTooFewChainPoints,   ///< an open chain needs 2 points, a loop 3
+  kTooManyChainPoints,  ///< more than kMaxChainPoints
+  kDegenerateGhost,     ///< a chain segment's ghost coincides with its point
 };
 
 /// A short, stable, human-readable reason (e.g. "not convex").
 const char* ShapeErrorMessage(ShapeError error);
 
-/// "circle", "capsule", "segment", "polygon" (the wire's and the scene
-/// format's field names); "shape" for a value outside the enum.
+/// "circle", "capsule", "segment", "polygon", "chain_segment" (the wire's
+/// and the scene format's field names); "shape" for a value outside the enum.
 const char* ShapeTypeName(ShapeType type);
 
 /// Validates `points` (counter-clockwise, strictly convex, 3..8 vertices,
@@ -107,6 +131,8 @@ ShapeError MakeOffsetBox(Fixed half_width, Fixed half_height, Vec2 center, Rot r
 ShapeError ValidateCircle(const Circle& circle);
 ShapeError ValidateCapsule(const Capsule& capsule);
 ShapeError ValidateSegment(const Segment& segment);
+/// All four points in range, point1 != point2, each ghost apart from its point.
+ShapeError ValidateChainSegment(const ChainSegment& segment);
 /// Re-checks a polygon that did not come from MakePolygon (e.g. restored bytes).
 ShapeError ValidatePolygon(const Polygon& polygon);
 ShapeError ValidateShape(const Shape& shape);
@@ -125,7 +151,7 @@ struct MassData {
   bool representable = true;
 };
 
-/// The shape's area (zero for segments).
+/// The shape's area (zero for segments and chain segments).
 Fixed ComputeArea(const Shape& shape);
 /// Mass properties for a uniform `density` (mass per unit area). A
 /// polygon's rounding radius is not included: its mass is the core's.
