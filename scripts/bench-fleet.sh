@@ -14,12 +14,8 @@
 # share its cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh
-build="${ARBITER_BUILD_DIR:-build-release}"
-jobs="${ARBITER_JOBS:-2}"
-
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DARBITER_BUILD_TESTS=OFF >/dev/null
-cmake --build "$build" -j "$jobs" --target arbiter_server fleet_bench
+source scripts/release-build.sh
+release_build arbiter_server fleet_bench
 
 export PATH="/usr/sbin:$PATH"  # Debian's nginx
 ARBITER_SERVER="$(pwd)/$build/server/arbiter-server" \

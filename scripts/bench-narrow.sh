@@ -16,12 +16,8 @@
 # Run it on an otherwise idle machine: every case is single-thread.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/install-deps.sh
-build="${ARBITER_BUILD_DIR:-build-release}"
-jobs="${ARBITER_JOBS:-2}"
-
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DARBITER_BUILD_TESTS=OFF >/dev/null
-cmake --build "$build" -j "$jobs" --target narrow_bench
+source scripts/release-build.sh
+release_build narrow_bench
 
 json="$build/narrow_bench.json"
 "$build/bench/narrow_bench" --benchmark_min_time=0.2 \

@@ -37,8 +37,7 @@ constexpr int kCases = 50000;
 constexpr double kTol = 1e-6;
 constexpr double kAngleMargin = 0.01;
 
-double Unit(SplitMix64& rng) { return static_cast<double>(rng.Next() >> 11) * 0x1.0p-53; }
-double Uniform(SplitMix64& rng, double lo, double hi) { return lo + (hi - lo) * Unit(rng); }
+double Uniform(SplitMix64& rng, double lo, double hi) { return lo + (hi - lo) * rng.Unit(); }
 Vec2 RandomVec(SplitMix64& rng, double s) {
   return {Fixed::FromDouble(Uniform(rng, -s, s)), Fixed::FromDouble(Uniform(rng, -s, s))};
 }

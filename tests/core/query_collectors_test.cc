@@ -32,10 +32,9 @@ World RandomWorld(SplitMix64& rng) {
   return world;
 }
 
-double Unit(SplitMix64& rng) { return static_cast<double>(rng.Next() >> 11) * 0x1.0p-53; }
 
 Vec2 RandomPoint(SplitMix64& rng, double extent) {
-  return {F((Unit(rng) * 2 - 1) * extent), F((Unit(rng) * 2 - 1) * extent)};
+  return {F((rng.Unit() * 2 - 1) * extent), F((rng.Unit() * 2 - 1) * extent)};
 }
 
 template <class Input, class Collect>
@@ -87,7 +86,7 @@ TEST(QueryCollectors, ShapeCasts_EachModeEqualsItsWorldQuery_AndAnyAgreesWithClo
   const World world = RandomWorld(rng);
   std::vector<WorldShapeCast> casts(120);
   for (WorldShapeCast& c : casts) {
-    c.shape = Shape::FromCircle({{}, F(0.25 + Unit(rng))});
+    c.shape = Shape::FromCircle({{}, F(0.25 + rng.Unit())});
     c.transform = {RandomPoint(rng, 50), kRotIdentity};
     c.translation = RandomPoint(rng, 30);
   }

@@ -31,6 +31,9 @@ class SplitMix64 {
     return static_cast<int64_t>(Next() & mask) * ((Next() & 1) ? 1 : -1);
   }
   bool Bool() { return (Next() & 1) != 0; }
+  /// Uniform in [0, 1), the top 53 bits of Next() (for building test inputs
+  /// in world units; never on a path of the core).
+  double Unit() { return static_cast<double>(Next() >> 11) * 0x1.0p-53; }
 
  private:
   uint64_t state_;

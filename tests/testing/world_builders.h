@@ -42,7 +42,7 @@ inline BodyDef DiskBody(uint64_t id, BodyType type, Vec2 position, double r) {
 
 inline BodyDef RandomBody(SplitMix64& rng, uint64_t id, double extent) {
   auto f = [](double d) { return Fixed::FromDouble(d); };
-  auto unit = [&rng]() { return static_cast<double>(rng.Next() >> 11) * 0x1.0p-53; };
+  auto unit = [&rng]() { return rng.Unit(); };
   BodyDef def;
   def.id = id;
   def.type = static_cast<BodyType>(rng.Next() % 3);
