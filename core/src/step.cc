@@ -85,6 +85,7 @@ StepState& StepScratch::Fresh() {
   st.movers.clear();
   st.solver_index.clear();
   st.solver.clear();
+  st.integration.clear();
   st.reach.clear();
   st.any_kinematic = false;
   st.pairs.clear();

@@ -52,6 +52,7 @@ SolverContact MakeConstraint(const World::Impl& w, const StepState& st, const Pa
   SolverContact c;
   c.body_a = st.solver_index[sa.body_slot];
   c.body_b = st.solver_index[sb.body_slot];
+  c.static_side = c.body_a == 0 ? StaticSide::kA : (c.body_b == 0 ? StaticSide::kB : StaticSide::kNone);
   c.normal = m.normal;
   c.friction = friction->Mix(sa.friction, sb.friction);
   c.restitution = Max(sa.restitution, sb.restitution);

@@ -46,6 +46,16 @@ struct SolverBody {
   Fixed inv_inertia;
 };
 
+/// The per-tick constants of a mover's velocity integration: the damping
+/// divisors 1 + h c and the gravity increment h s g (per component, as
+/// MulAdd rounds it).
+struct BodyIntegration {
+  Fixed linear_divisor;
+  Fixed angular_divisor;
+  Vec2 gravity_step;
+  bool dynamic = false;
+};
+
 /// Velocity of B's anchor point relative to A's.
 inline Vec2 RelativeVelocity(const SolverBody& a, const SolverBody& b, Vec2 ra, Vec2 rb) {
   return (b.v + CrossSV(b.w, rb)) - (a.v + CrossSV(a.w, ra));
@@ -59,14 +69,22 @@ struct SolverPoint {
   Fixed tangent_impulse;
   Fixed max_normal_impulse;
   Fixed normal_mass;
+  Fixed soft_normal_mass;  // normal_mass * the soft mass scale: the same product every sub-step, formed once
   Fixed tangent_mass;
   Fixed relative_velocity;  // normal velocity at the start, for restitution
   uint16_t id = 0;
 };
 
+/// Which side of a contact, if any, is the shared immovable body (solver
+/// index 0). That body's velocity, pose delta, mass and inertia stay zero
+/// (identity rotation) all tick, so every term it contributes is an exact
+/// zero or an exact copy, and the solver leaves those terms out.
+enum class StaticSide : uint8_t { kNone, kA, kB };
+
 struct SolverContact {
   int32_t body_a;  // solver body index
   int32_t body_b;
+  StaticSide static_side = StaticSide::kNone;
   Vec2 normal;
   Fixed friction;
   Fixed restitution;
@@ -110,6 +128,9 @@ struct StepState {
   std::vector<std::pair<uint64_t, uint32_t>> movers;
   std::vector<int32_t> solver_index;  // by body slot; 0 for static bodies
   std::vector<SolverBody> solver;
+  /// What a sub-step's velocity integration adds to solver body i + 1
+  /// (mover i): fixed for the tick, so formed once (step_solver.cc).
+  std::vector<BodyIntegration> integration;
   /// How far each body (by slot) can travel this tick; zero for statics.
   std::vector<Fixed> reach;
   bool any_kinematic = false;

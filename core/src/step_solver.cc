@@ -40,13 +40,54 @@ Rot IntegrateRotation(Rot q, Fixed angle) {
   return {scale * r.c, scale * r.s};
 }
 
-void ApplyImpulse(SolverBody* a, SolverBody* b, Vec2 ra, Vec2 rb, Vec2 impulse) {
-  a->v = a->v - a->inv_mass * impulse;
-  a->w = a->w - a->inv_inertia * Cross(ra, impulse);
-  b->v = b->v + b->inv_mass * impulse;
-  b->w = b->w + b->inv_inertia * Cross(rb, impulse);
+// The solver leaves out what the immovable body (solver index 0) adds,
+// because every such term is exact: its velocity and pose delta are zero
+// and its rotation delta the identity, so a.v + CrossSV(a.w, r) is (0, 0)
+// (0 * x rounds to 0), x - 0 is x, RotateVector(identity, r) is r (r 2^32,
+// rounded back, is r), and an impulse on it changes nothing (0 * x is 0).
+// `S` says which side, if any, is that body; the results are the bits of
+// the general code.
+template <StaticSide S>
+Vec2 Relative(const SolverBody& a, const SolverBody& b, Vec2 ra, Vec2 rb) {
+  if constexpr (S == StaticSide::kA) {
+    return b.v + CrossSV(b.w, rb);
+  } else if constexpr (S == StaticSide::kB) {
+    return -(a.v + CrossSV(a.w, ra));  // (0, 0) - x is -x
+  } else {
+    return RelativeVelocity(a, b, ra, rb);
+  }
 }
 
+// How far B's anchor has moved relative to A's since the tick began.
+template <StaticSide S>
+Vec2 Displacement(const SolverBody& a, const SolverBody& b, Vec2 ra, Vec2 rb) {
+  if constexpr (S == StaticSide::kA) {
+    return b.delta_position + (RotateVector(b.delta_rotation, rb) - ra);
+  } else if constexpr (S == StaticSide::kB) {
+    return -a.delta_position + (rb - RotateVector(a.delta_rotation, ra));
+  } else {
+    return (b.delta_position - a.delta_position) + (RotateVector(b.delta_rotation, rb) - RotateVector(a.delta_rotation, ra));
+  }
+}
+
+// A zero impulse changes nothing either (v - m 0 is v), so callers skip it.
+template <StaticSide S>
+void ApplyImpulse(SolverBody* a, SolverBody* b, Vec2 ra, Vec2 rb, Vec2 impulse) {
+  if constexpr (S != StaticSide::kA) {
+    a->v = a->v - a->inv_mass * impulse;
+    a->w = a->w - a->inv_inertia * Cross(ra, impulse);
+  }
+  if constexpr (S != StaticSide::kB) {
+    b->v = b->v + b->inv_mass * impulse;
+    b->w = b->w + b->inv_inertia * Cross(rb, impulse);
+  }
+}
+
+// One pass over a contact's points. Two shortcuts keep the bits: a mass
+// scale of one and an impulse scale of zero are left out (x 1 rounds to x,
+// 0 x is 0 and y - 0 is y), and the soft mass normal_mass * mass_scale is
+// the product formed once per tick (soft_normal_mass).
+template <StaticSide S>
 void SolveContact(SolverContact& c, std::vector<SolverBody>& bodies, const Softness& soft, Fixed inv_h, bool use_bias) {
   SolverBody& a = bodies[c.body_a];
   SolverBody& b = bodies[c.body_b];
@@ -55,46 +96,53 @@ void SolveContact(SolverContact& c, std::vector<SolverBody>& bodies, const Softn
   for (int i = 0; i < c.point_count; ++i) {
     SolverPoint& p = c.points[i];
     // Current separation from the bodies' motion so far this tick.
-    const Vec2 d = (b.delta_position - a.delta_position) +
-                   (RotateVector(b.delta_rotation, p.anchor_b) - RotateVector(a.delta_rotation, p.anchor_a));
-    const Fixed s = Dot(d, n) + p.base_separation;
-    Fixed bias, mass_scale = kFixedOne, impulse_scale;
+    const Fixed s = Dot(Displacement<S>(a, b, p.anchor_a, p.anchor_b), n) + p.base_separation;
+    const Fixed vn = Dot(Relative<S>(a, b, p.anchor_a, p.anchor_b), n);
+    Fixed impulse;
     if (s > kFixedZero) {
-      bias = s * inv_h;  // speculative: allow closing exactly the gap
+      impulse = -(p.normal_mass * (vn + s * inv_h));  // speculative: allow closing exactly the gap
     } else if (use_bias) {
-      bias = Max(soft.bias_rate * s, -kContactPushMaxVelocity);
-      mass_scale = soft.mass_scale;
-      impulse_scale = soft.impulse_scale;
+      const Fixed bias = Max(soft.bias_rate * s, -kContactPushMaxVelocity);
+      impulse = -(p.soft_normal_mass * (vn + bias)) - soft.impulse_scale * p.normal_impulse;
+    } else {
+      impulse = -(p.normal_mass * vn);  // vn + 0 is vn
     }
-    const Fixed vn = Dot(RelativeVelocity(a, b, p.anchor_a, p.anchor_b), n);
-    const Fixed impulse = -(p.normal_mass * mass_scale * (vn + bias)) - impulse_scale * p.normal_impulse;
     const Fixed new_impulse = Max(p.normal_impulse + impulse, kFixedZero);
     const Fixed applied = new_impulse - p.normal_impulse;
     p.normal_impulse = new_impulse;
     p.max_normal_impulse = Max(p.max_normal_impulse, applied);
-    ApplyImpulse(&a, &b, p.anchor_a, p.anchor_b, applied * n);
+    if (applied != kFixedZero) ApplyImpulse<S>(&a, &b, p.anchor_a, p.anchor_b, applied * n);
   }
   for (int i = 0; i < c.point_count; ++i) {
     SolverPoint& p = c.points[i];
-    const Fixed vt = Dot(RelativeVelocity(a, b, p.anchor_a, p.anchor_b), tangent);
     const Fixed limit = c.friction * p.normal_impulse;
-    const Fixed new_impulse = Clamp(p.tangent_impulse - p.tangent_mass * vt, -limit, limit);
+    // Clamp(x, -0, 0) is 0 whatever x is: no need for the tangent velocity.
+    Fixed new_impulse;
+    if (limit == kFixedZero) {
+      new_impulse = kFixedZero;
+    } else {
+      const Fixed vt = Dot(Relative<S>(a, b, p.anchor_a, p.anchor_b), tangent);
+      new_impulse = Clamp(p.tangent_impulse - p.tangent_mass * vt, -limit, limit);
+    }
     const Fixed applied = new_impulse - p.tangent_impulse;
     p.tangent_impulse = new_impulse;
-    ApplyImpulse(&a, &b, p.anchor_a, p.anchor_b, applied * tangent);
+    if (applied != kFixedZero) ApplyImpulse<S>(&a, &b, p.anchor_a, p.anchor_b, applied * tangent);
   }
 }
 
+template <StaticSide S>
 void WarmStart(SolverContact& c, std::vector<SolverBody>& bodies) {
   SolverBody& a = bodies[c.body_a];
   SolverBody& b = bodies[c.body_b];
   const Vec2 tangent = RightPerp(c.normal);
   for (int i = 0; i < c.point_count; ++i) {
     const SolverPoint& p = c.points[i];
-    ApplyImpulse(&a, &b, p.anchor_a, p.anchor_b, p.normal_impulse * c.normal + p.tangent_impulse * tangent);
+    if (p.normal_impulse == kFixedZero && p.tangent_impulse == kFixedZero) continue;  // a zero impulse
+    ApplyImpulse<S>(&a, &b, p.anchor_a, p.anchor_b, p.normal_impulse * c.normal + p.tangent_impulse * tangent);
   }
 }
 
+template <StaticSide S>
 void ApplyRestitution(SolverContact& c, std::vector<SolverBody>& bodies) {
   if (c.restitution == kFixedZero) return;
   SolverBody& a = bodies[c.body_a];
@@ -103,13 +151,24 @@ void ApplyRestitution(SolverContact& c, std::vector<SolverBody>& bodies) {
     SolverPoint& p = c.points[i];
     // Only points that were approaching fast enough and did push.
     if (p.relative_velocity > -kRestitutionThreshold || p.max_normal_impulse == kFixedZero) continue;
-    const Fixed vn = Dot(RelativeVelocity(a, b, p.anchor_a, p.anchor_b), c.normal);
+    const Fixed vn = Dot(Relative<S>(a, b, p.anchor_a, p.anchor_b), c.normal);
     const Fixed impulse = -(p.normal_mass * (vn + c.restitution * p.relative_velocity));
     const Fixed new_impulse = Max(p.normal_impulse + impulse, kFixedZero);
     const Fixed applied = new_impulse - p.normal_impulse;
     p.normal_impulse = new_impulse;
     p.max_normal_impulse = Max(p.max_normal_impulse, applied);
-    ApplyImpulse(&a, &b, p.anchor_a, p.anchor_b, applied * c.normal);
+    if (applied != kFixedZero) ApplyImpulse<S>(&a, &b, p.anchor_a, p.anchor_b, applied * c.normal);
+  }
+}
+
+// Calls f.template operator()<S>() with the contact's static side as a
+// compile-time value.
+template <class F>
+void WithStaticSide(const SolverContact& c, F&& f) {
+  switch (c.static_side) {
+    case StaticSide::kA: f.template operator()<StaticSide::kA>(); break;
+    case StaticSide::kB: f.template operator()<StaticSide::kB>(); break;
+    default: f.template operator()<StaticSide::kNone>(); break;
   }
 }
 
@@ -127,18 +186,34 @@ void ClampVelocity(SolverBody* sb) {
 // where the quotient is x itself.
 Fixed DivideByDamping(Fixed x, Fixed d) { return d == kFixedOne ? x : x / d; }
 
-// Gravity and implicit damping for the dynamic bodies of one sub-step:
-// v = v / (1 + h c) + h g s (Box2D's implicit damping).
-void IntegrateVelocities(const World::Impl& w, StepState* st) {
+// The sub-step's constants of each mover: 1 + h c for both dampings and
+// the gravity increment (h s) g. They are the products IntegrateVelocities
+// formed in every sub-step, with the same operands: formed once instead.
+void PrepareIntegration(const World::Impl& w, StepState* st) {
   const Fixed h = st->h;
+  st->integration.resize(st->movers.size());
   for (size_t i = 0; i < st->movers.size(); ++i) {
     const BodyRecord& body = w.bodies[st->movers[i].second];
+    BodyIntegration& bi = st->integration[i];
+    bi.dynamic = body.type == BodyType::kDynamic;
+    if (!bi.dynamic) continue;
+    bi.linear_divisor = kFixedOne + h * body.linear_damping;
+    bi.angular_divisor = kFixedOne + h * body.angular_damping;
+    const Fixed hs = h * body.gravity_scale;
+    bi.gravity_step = {hs * w.def.gravity.x, hs * w.def.gravity.y};
+  }
+}
+
+// Gravity and implicit damping for the dynamic bodies of one sub-step:
+// v = v / (1 + h c) + h g s (Box2D's implicit damping).
+void IntegrateVelocities(StepState* st) {
+  for (size_t i = 0; i < st->movers.size(); ++i) {
+    const BodyIntegration& bi = st->integration[i];
+    if (!bi.dynamic) continue;
     SolverBody& sb = st->solver[i + 1];
-    if (body.type != BodyType::kDynamic) continue;
-    const Fixed linear = kFixedOne + h * body.linear_damping;
-    sb.v = Vec2{DivideByDamping(sb.v.x, linear), DivideByDamping(sb.v.y, linear)};
-    sb.v = MulAdd(sb.v, h * body.gravity_scale, w.def.gravity);
-    sb.w = DivideByDamping(sb.w, kFixedOne + h * body.angular_damping);
+    sb.v = Vec2{DivideByDamping(sb.v.x, bi.linear_divisor), DivideByDamping(sb.v.y, bi.linear_divisor)};
+    sb.v = sb.v + bi.gravity_step;  // MulAdd(v, h s, g), its products formed once
+    sb.w = DivideByDamping(sb.w, bi.angular_divisor);
     ClampVelocity(&sb);
   }
 }
@@ -158,15 +233,29 @@ void SolveContacts(const World::Impl& w, StepState* st) {
   const Softness soft = MakeSoft(Min(kContactHertz, Fixed::FromRatio(int64_t{w.def.tick_hz} * kSubsteps, 4)),
                                  kContactDampingRatio, st->h);
   std::vector<SolverContact>& constraints = st->constraints;
-  for (int sub = 0; sub < kSubsteps; ++sub) {
-    IntegrateVelocities(w, st);
-    for (SolverContact& c : constraints) WarmStart(c, st->solver);
-    for (SolverContact& c : constraints) SolveContact(c, st->solver, soft, st->inv_h, true);
-    IntegratePositions(st);
-    for (SolverContact& c : constraints) SolveContact(c, st->solver, soft, st->inv_h, false);
+  std::vector<SolverBody>& bodies = st->solver;
+  const Fixed inv_h = st->inv_h;
+  PrepareIntegration(w, st);
+  for (SolverContact& c : constraints) {
+    for (int i = 0; i < c.point_count; ++i) c.points[i].soft_normal_mass = c.points[i].normal_mass * soft.mass_scale;
   }
-  for (SolverContact& c : constraints) ApplyRestitution(c, st->solver);
-  for (size_t i = 1; i < st->solver.size(); ++i) ClampVelocity(&st->solver[i]);
+  for (int sub = 0; sub < kSubsteps; ++sub) {
+    IntegrateVelocities(st);
+    for (SolverContact& c : constraints) {
+      WithStaticSide(c, [&]<StaticSide S>() { WarmStart<S>(c, bodies); });
+    }
+    for (SolverContact& c : constraints) {
+      WithStaticSide(c, [&]<StaticSide S>() { SolveContact<S>(c, bodies, soft, inv_h, true); });
+    }
+    IntegratePositions(st);
+    for (SolverContact& c : constraints) {
+      WithStaticSide(c, [&]<StaticSide S>() { SolveContact<S>(c, bodies, soft, inv_h, false); });
+    }
+  }
+  for (SolverContact& c : constraints) {
+    WithStaticSide(c, [&]<StaticSide S>() { ApplyRestitution<S>(c, bodies); });
+  }
+  for (size_t i = 1; i < bodies.size(); ++i) ClampVelocity(&bodies[i]);
 
   // Impulses for warm starting next tick.
   for (size_t k = 0; k < constraints.size(); ++k) {
