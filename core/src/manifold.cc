@@ -74,33 +74,50 @@ constexpr Fixed kReferenceTolerance = Fixed::FromRaw(int64_t{1} << 10);
 /// Tied faces prefer the outward normal closest to this direction.
 constexpr Vec2 kPreferredDirection = {Fixed::FromInt(1), Fixed::FromInt(4)};
 
-/// A proxy's core with its edge data.
+/// A proxy's core with its edge data. The points and lengths are read in
+/// place (the proxy's and the memo's), which outlive the core: it lives
+/// for one call.
 struct Core {
-  std::array<Vec2, kMaxPolygonVertices> v{};
+  const Vec2* v = nullptr;  ///< the proxy's points
   int count = 0;
   Fixed radius;
   int edge_count = 0;                            ///< 0 for a point
   std::array<Vec2, kMaxPolygonVertices> perp{};  ///< exact RightPerp(v[i+1] - v[i])
-  std::array<Fixed, kMaxPolygonVertices> length{};
+  const Fixed* length = nullptr;                 ///< |perp[i]|, the memo's
+  internal::CoreMemo* memo = nullptr;            ///< the placed shape's memo, never null once made
 };
 
-/// The unit outward normal of edge i (within one ulp per component).
-Vec2 NormalOf(const Core& c, int i) { return Normalize(c.perp[i]); }
+/// The unit outward normal of edge i (within one ulp per component),
+/// normalised once per memo.
+Vec2 NormalOf(const Core& c, int i) {
+  internal::CoreMemo& memo = *c.memo;
+  const auto bit = static_cast<uint8_t>(1u << i);
+  if ((memo.has_normal & bit) == 0) {
+    memo.normal[i] = Normalize(c.perp[i]);
+    memo.has_normal = static_cast<uint8_t>(memo.has_normal | bit);
+  }
+  return memo.normal[i];
+}
 
 int Next(const Core& c, int i) { return i + 1 == c.count ? 0 : i + 1; }
 
-Core MakeCore(const ShapeProxy& p) {
+/// The core of `p`, its edge lengths taken from `memo` when it has them
+/// (they are Length of the same perps) and stored there otherwise.
+Core MakeCore(const ShapeProxy& p, internal::CoreMemo* memo) {
   Core c;
+  c.memo = memo;
   c.count = p.count < 0 ? 0 : (p.count > kMaxPolygonVertices ? kMaxPolygonVertices : p.count);
   c.radius = p.radius;
-  for (int i = 0; i < c.count; ++i) c.v[i] = p.points[i];
+  c.v = p.points.data();
+  c.length = memo->length.data();
   if (c.count < 2) return c;
   bool any_edge = false;
-  for (int i = 0; i < c.count; ++i) {
-    c.perp[i] = RightPerp(c.v[Next(c, i)] - c.v[i]);
-    c.length[i] = Length(c.perp[i]);
-    any_edge = any_edge || c.length[i] > kFixedZero;
+  for (int i = 0; i < c.count; ++i) c.perp[i] = RightPerp(c.v[Next(c, i)] - c.v[i]);
+  if (!memo->has_lengths) {
+    for (int i = 0; i < c.count; ++i) memo->length[i] = Length(c.perp[i]);
+    memo->has_lengths = true;
   }
+  for (int i = 0; i < c.count; ++i) any_edge = any_edge || c.length[i] > kFixedZero;
   // World-space rounding can collapse a tiny shape onto one point.
   if (!any_edge) {
     c.count = 1;
@@ -322,12 +339,13 @@ Manifold CollideCircles(Vec2 ca, Fixed ra, Vec2 cb, Fixed rb, Fixed spec) {
     m.normal = -m.normal;
     return m;
   }
-  Fixed distance;
-  Vec2 n = GetLengthAndNormalize(&distance, d);
-  if (n == Vec2{}) n = {kFixedZero, kFixedOne};
+  // GetLengthAndNormalize's two parts, the direction only once it is used.
+  const Fixed distance = Length(d);
   const Fixed separation = distance - ra - rb;
   Manifold m;
   if (separation > spec) return m;
+  Vec2 n = Normalize(d);
+  if (n == Vec2{}) n = {kFixedZero, kFixedOne};
   m.normal = n;
   AddPoint(&m, MulAdd(ca, (distance + ra - rb).Half(), n), separation, 0);
   return m;
@@ -338,8 +356,9 @@ Manifold CollideCircles(Vec2 ca, Fixed ra, Vec2 cb, Fixed rb, Fixed spec) {
 namespace internal {
 
 Manifold CollideOnFirstFace(const ShapeProxy& a, const ShapeProxy& b, Fixed spec) {
-  const Core ca = MakeCore(a);
-  const Core cb = MakeCore(b);
+  CoreMemo memo_a, memo_b;
+  const Core ca = MakeCore(a, &memo_a);
+  const Core cb = MakeCore(b, &memo_b);
   if (ca.edge_count == 0 || cb.count == 0 || ca.length[0] == kFixedZero) return Manifold{};
   std::array<Face, kMaxPolygonVertices> faces;
   bool separated = false;
@@ -351,13 +370,13 @@ Manifold CollideOnFirstFace(const ShapeProxy& a, const ShapeProxy& b, Fixed spec
   return FaceManifold(ca, face, n, cb, FindIncident(cb, face.deepest, n), spec);
 }
 
-}  // namespace internal
-
-Manifold Collide(const ShapeProxy& a, const ShapeProxy& b, Fixed speculative_distance) {
+Manifold CollideMemo(const ShapeProxy& a, CoreMemo* memo_a, const ShapeProxy& b, CoreMemo* memo_b,
+                     Fixed speculative_distance) {
   const Fixed spec = speculative_distance;
   if (a.one_sided || b.one_sided) return internal::CollideWithChain(a, b, spec);
-  const Core ca = MakeCore(a);
-  const Core cb = MakeCore(b);
+  CoreMemo local_a, local_b;
+  const Core ca = MakeCore(a, memo_a != nullptr ? memo_a : &local_a);
+  const Core cb = MakeCore(b, memo_b != nullptr ? memo_b : &local_b);
   if (ca.count == 0 || cb.count == 0) return Manifold{};
   if (ca.edge_count == 0 && cb.edge_count == 0) return CollideCircles(ca.v[0], ca.radius, cb.v[0], cb.radius, spec);
 
@@ -440,6 +459,12 @@ Manifold Collide(const ShapeProxy& a, const ShapeProxy& b, Fixed speculative_dis
     for (int i = 0; i < m.point_count; ++i) m.points[i].id = static_cast<uint16_t>(m.points[i].id | kFlipBit);
   }
   return m;
+}
+
+}  // namespace internal
+
+Manifold Collide(const ShapeProxy& a, const ShapeProxy& b, Fixed speculative_distance) {
+  return internal::CollideMemo(a, nullptr, b, nullptr, speculative_distance);
 }
 
 }  // namespace arbiter

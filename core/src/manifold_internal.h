@@ -2,9 +2,35 @@
 // shapes) and chain_manifold.cc (one-sided chain segments).
 #pragma once
 
+#include <array>
+#include <cstdint>
+
 #include "arbiter/core/manifold.h"
 
 namespace arbiter::internal {
+
+/// What the manifold routine derives from one placed core and may reuse
+/// for every pair that core is in while its points stay put: the edge
+/// lengths (a square root each) and the unit edge normals (a
+/// normalisation each), computed by the same functions from the same
+/// points, so reuse gives the same bits. Normals are filled as they are
+/// asked for. A memo belongs to one placement: the caller resets it
+/// (`Reset`) when the points change.
+struct CoreMemo {
+  bool has_lengths = false;
+  uint8_t has_normal = 0;  // bit i: normal[i] is filled
+  std::array<Fixed, kMaxPolygonVertices> length{};
+  std::array<Vec2, kMaxPolygonVertices> normal{};
+  void Reset() {
+    has_lengths = false;
+    has_normal = 0;
+  }
+};
+
+/// Collide(a, b, spec) (manifold.h), reusing and filling the memos of the
+/// two placed shapes (each may be null). The answer is Collide's, bit for
+/// bit.
+Manifold CollideMemo(const ShapeProxy& a, CoreMemo* memo_a, const ShapeProxy& b, CoreMemo* memo_b, Fixed spec);
 
 /// The manifold of b against a's first edge (a.points[0] -> points[1],
 /// normal RightPerp of it) as the reference face, whatever the best axis:

@@ -41,6 +41,11 @@ void SetUpBodies(const World::Impl& w, StepState* st) {
   st->solver_index.assign(w.bodies.size(), 0);
   st->solver.assign(st->movers.size() + 1, internal::SolverBody{});
   st->reach.assign(w.bodies.size(), kFixedZero);
+  st->world_center.resize(w.bodies.size());
+  for (uint32_t slot = 0; slot < w.bodies.size(); ++slot) {
+    const BodyRecord& body = w.bodies[slot];
+    if (body.id != 0) st->world_center[slot] = TransformPoint(body.transform, body.local_center);
+  }
   const Fixed gravity_l1 = Abs(w.def.gravity.x) + Abs(w.def.gravity.y);
   for (size_t i = 0; i < st->movers.size(); ++i) {
     const uint32_t slot = st->movers[i].second;
@@ -87,6 +92,7 @@ StepState& StepScratch::Fresh() {
   st.solver.clear();
   st.integration.clear();
   st.reach.clear();
+  st.world_center.clear();
   st.any_kinematic = false;
   st.pairs.clear();
   st.sweep.clear();

@@ -42,14 +42,13 @@ class FrictionMixer {
   Fixed fa_, fb_, mixed_;
 };
 
-// The solver contact of one manifold, warm started from `previous`.
-SolverContact MakeConstraint(const World::Impl& w, const StepState& st, const Pair& pair, const Manifold& m,
-                             const ContactState* previous, FrictionMixer* friction) {
+// The solver contact of one manifold, warm started from `previous`,
+// written into `c` (a fresh, value-initialised constraint).
+void MakeConstraint(const World::Impl& w, const StepState& st, const Pair& pair, const Manifold& m,
+                    const ContactState* previous, FrictionMixer* friction, SolverContact* out) {
   const ShapeRecord& sa = w.shapes[pair.shape_a];
   const ShapeRecord& sb = w.shapes[pair.shape_b];
-  const BodyRecord& ba = w.bodies[sa.body_slot];
-  const BodyRecord& bb = w.bodies[sb.body_slot];
-  SolverContact c;
+  SolverContact& c = *out;
   c.body_a = st.solver_index[sa.body_slot];
   c.body_b = st.solver_index[sb.body_slot];
   c.static_side = c.body_a == 0 ? StaticSide::kA : (c.body_b == 0 ? StaticSide::kB : StaticSide::kNone);
@@ -57,7 +56,7 @@ SolverContact MakeConstraint(const World::Impl& w, const StepState& st, const Pa
   c.friction = friction->Mix(sa.friction, sb.friction);
   c.restitution = Max(sa.restitution, sb.restitution);
   c.point_count = m.point_count;
-  const Vec2 ca = TransformPoint(ba.transform, ba.local_center), cb = TransformPoint(bb.transform, bb.local_center);
+  const Vec2 ca = st.world_center[sa.body_slot], cb = st.world_center[sb.body_slot];
   const SolverBody& body_a = st.solver[c.body_a];
   const SolverBody& body_b = st.solver[c.body_b];
   const Vec2 tangent = RightPerp(m.normal);
@@ -79,12 +78,18 @@ SolverContact MakeConstraint(const World::Impl& w, const StepState& st, const Pa
     p.tangent_mass = EffectiveMass(body_a, body_b, p.anchor_a, p.anchor_b, tangent);
     p.relative_velocity = Dot(RelativeVelocity(body_a, body_b, p.anchor_a, p.anchor_b), m.normal);
   }
-  return c;
 }
 
 }  // namespace
 
 void PrepareContacts(const World::Impl& w, StepState* st) {
+  // Shapes keep their placement through this stage, so a shape's memo
+  // serves every pair it is in; reset only the memos of shapes in pairs.
+  if (st->core_memos.size() < w.shapes.size()) st->core_memos.resize(w.shapes.size());
+  for (const Pair& pair : st->pairs) {
+    st->core_memos[pair.shape_a].Reset();
+    st->core_memos[pair.shape_b].Reset();
+  }
   size_t old = 0;
   FrictionMixer friction;
   auto end_event = [&](const ContactState& c) { st->end_events.push_back({c.a, c.b, {}, {}, {}}); };
@@ -101,22 +106,24 @@ void PrepareContacts(const World::Impl& w, StepState* st) {
     const ShapeRecord& sa = w.shapes[pair.shape_a];
     const ShapeRecord& sb = w.shapes[pair.shape_b];
     const Fixed speculative = kSpeculativeDistance + st->reach[sa.body_slot] + st->reach[sb.body_slot];
-    const Manifold m = Collide(w.ProxyOf(sa), w.ProxyOf(sb), speculative);
-    const SolverContact c = MakeConstraint(w, *st, pair, m, previous, &friction);
+    const Manifold m =
+        CollideMemo(w.ProxyOf(sa), &st->core_memos[pair.shape_a], w.ProxyOf(sb), &st->core_memos[pair.shape_b], speculative);
     const bool was_touching = previous != nullptr && previous->point_count > 0;
-    if (m.point_count > 0 && !was_touching) {
+    if (m.point_count == 0) {
+      if (was_touching) end_event(*previous);
+      continue;
+    }
+    // Only touching manifolds become constraints; built in place.
+    SolverContact& c = st->constraints.emplace_back();
+    MakeConstraint(w, *st, pair, m, previous, &friction, &c);
+    if (!was_touching) {
       st->begin_events.push_back({pair.a, pair.b, m.points[0].point, m.normal, Max(-c.points[0].relative_velocity, kFixedZero)});
-    } else if (m.point_count == 0 && was_touching) {
-      end_event(*previous);
     }
-    if (m.point_count > 0) {
-      ContactState state;
-      state.a = pair.a;
-      state.b = pair.b;
-      state.point_count = m.point_count;
-      st->constraints.push_back(c);
-      st->next_contacts.push_back(state);
-    }
+    ContactState state;
+    state.a = pair.a;
+    state.b = pair.b;
+    state.point_count = m.point_count;
+    st->next_contacts.push_back(state);
   }
   for (; old < w.contacts.size(); ++old) {
     if (w.contacts[old].point_count > 0) end_event(w.contacts[old]);

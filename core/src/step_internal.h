@@ -18,6 +18,7 @@
 
 #include "arbiter/core/limits.h"
 #include "arbiter/core/world.h"
+#include "manifold_internal.h"
 #include "world_impl.h"
 
 namespace arbiter::internal {
@@ -134,6 +135,14 @@ struct StepState {
   /// How far each body (by slot) can travel this tick; zero for statics.
   std::vector<Fixed> reach;
   bool any_kinematic = false;
+
+  /// Each body's centre of mass in world space at the start of the tick,
+  /// by slot (TransformPoint of its local centre; the pose is fixed until
+  /// FinalizeBodies).
+  std::vector<Vec2> world_center;
+  /// The manifold routine's memo of each shape's placed core, by shape
+  /// index; reset for the shapes of this tick's pairs (step_contacts.cc).
+  std::vector<CoreMemo> core_memos;
 
   std::vector<Pair> pairs;
   std::vector<SweepEntry> sweep;
