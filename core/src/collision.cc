@@ -6,6 +6,7 @@
 #include "arbiter/core/chain.h"
 #include "arbiter/core/fixed_math.h"
 #include "arbiter/core/hull.h"
+#include "collision_internal.h"
 
 namespace arbiter {
 namespace {
@@ -120,9 +121,8 @@ bool AabbsOverlap(const ShapeProxy& a, const ShapeProxy& b) {
   return Overlaps(ComputeProxyAabb(a), ComputeProxyAabb(b));
 }
 
-bool TestOverlapCores(const Core& a, const Core& b) {
-  Vec2 witness;
-  if (CoresIntersect(a, b, &witness)) return true;
+// TestOverlapCores for cores CoresIntersect has already called disjoint.
+bool RoundingsOverlap(const Core& a, const Core& b) {
   // Disjoint convex sets are closest at a vertex of one and an edge of the
   // other, so the rounded shapes touch exactly when some vertex lies within
   // ra + rb of some edge.
@@ -139,6 +139,12 @@ bool TestOverlapCores(const Core& a, const Core& b) {
     }
   }
   return false;
+}
+
+bool TestOverlapCores(const Core& a, const Core& b) {
+  Vec2 witness;
+  if (CoresIntersect(a, b, &witness)) return true;
+  return RoundingsOverlap(a, b);
 }
 
 // Where p projects on segment a-b, and how far it is from it. Inside the
@@ -233,15 +239,18 @@ DistanceOutput DistanceCores(const Core& a, const Core& b) {
   }
   const ClosestPair pair = ClosestCorePoints(a, b);
   Fixed core_distance;
-  Vec2 n = GetLengthAndNormalize(&core_distance, pair.on_b - pair.on_a);
+  Vec2 n;
   if (pair.edge != Vec2{}) {
     // Vertex against the inside of an edge: the direction is exactly the
     // edge's normal, free of the foot point's rounding.
     const Vec2 edge_normal = Normalize(RightPerp(pair.edge));
     n = DotWide(edge_normal, pair.on_b - pair.on_a).Sign() >= 0 ? edge_normal : -edge_normal;
     core_distance = Fixed::FromRaw(static_cast<int64_t>(ISqrtRound(pair.how.distance2)));
+  } else {
+    n = GetLengthAndNormalize(&core_distance, pair.on_b - pair.on_a);
   }
-  if (TestOverlapCores(a, b)) {
+  // TestOverlapCores(a, b), whose first half (CoresIntersect) said no above.
+  if (RoundingsOverlap(a, b)) {
     // Rounded shapes overlap although their cores do not. On the line
     // through the closest core points (on_a at s = 0, on_b at s = d), the
     // points within ra of on_a and within rb of on_b, both disks inside
@@ -496,11 +505,15 @@ bool HiddenByChain(const ShapeProxy& a, const ShapeProxy& b) {
 
 }  // namespace
 
-CastOutput ShapeCast(const ShapeCastInput& input) {
+CastOutput ShapeCast(const ShapeCastInput& input) { return internal::ShapeCastWithoutPoint(input, true); }
+
+namespace internal {
+
+CastOutput ShapeCastWithoutPoint(const ShapeCastInput& input, bool want_point) {
   CastOutput out;
   if (HiddenByChain(input.a, input.b)) return out;
   if (TestOverlap(input.a, input.b)) {
-    out.point = ShapeDistance(input.a, input.b).point_b;
+    if (want_point) out.point = ShapeDistance(input.a, input.b).point_b;
     out.hit = true;
     return out;
   }
@@ -530,6 +543,10 @@ CastOutput ShapeCast(const ShapeCastInput& input) {
   RayCastInput ray{Vec2{}, input.translation, input.max_fraction};
   out = RayCastCoreFromOutside(minkowski, ray);
   if (!out.hit) return out;
+  if (!want_point) {
+    out.point = Vec2{};
+    return out;
+  }
   // The contact point on B: where A, moved to the time of impact, is closest.
   ShapeProxy moved = input.a;
   const Vec2 shift = out.fraction * input.translation;
@@ -537,5 +554,7 @@ CastOutput ShapeCast(const ShapeCastInput& input) {
   out.point = ShapeDistance(moved, input.b).point_b;
   return out;
 }
+
+}  // namespace internal
 
 }  // namespace arbiter

@@ -55,7 +55,8 @@ Fixed TimeOfImpact(const World::Impl& w, const BodyRecord& body, const Transform
     QueryFilter shape_filter = filter;
     shape_filter.category_bits = s.filter.category_bits;
     shape_filter.mask_bits = s.filter.mask_bits;
-    const auto hit = w.CastProxyClosest(PlacedProxy(w, s, start_pose), motion, shape_filter, search_movable);
+    // Only the fraction is read: no contact point.
+    const auto hit = w.CastProxyClosest(PlacedProxy(w, s, start_pose), motion, shape_filter, search_movable, false);
     if (hit && hit->fraction > kFixedZero) toi = Min(toi, hit->fraction);
   }
   return toi;

@@ -6,6 +6,7 @@
 
 #include "arbiter/core/collision.h"
 #include "arbiter/core/world.h"
+#include "collision_internal.h"
 #include "query_filter.h"
 #include "world_impl.h"
 
@@ -164,7 +165,7 @@ auto CastRayQuery(const World::Impl& w, const RayCastInput& ray, const QueryFilt
 
 template <class Collector>
 auto CastShapeQuery(const World::Impl& w, const ShapeProxy& moving, Vec2 translation, const QueryFilter& filter,
-                    bool search_movable = true) {
+                    bool search_movable = true, bool want_point = true) {
   const Aabb box = ComputeProxyAabb(moving);
   // Sweep the box's centre with node boxes grown by its half extents (one
   // ulp more, since the centre is rounded).
@@ -174,7 +175,9 @@ auto CastShapeQuery(const World::Impl& w, const ShapeProxy& moving, Vec2 transla
   Collector collector;
   CastQuery(
       w, center, translation, kFixedOne, inflate, filter,
-      [&](const ShapeProxy& target, Fixed limit) { return ShapeCast(ShapeCastInput{moving, target, translation, limit}); },
+      [&](const ShapeProxy& target, Fixed limit) {
+        return internal::ShapeCastWithoutPoint(ShapeCastInput{moving, target, translation, limit}, want_point);
+      },
       collector, nullptr, search_movable);
   return collector.Take();
 }
@@ -182,8 +185,8 @@ auto CastShapeQuery(const World::Impl& w, const ShapeProxy& moving, Vec2 transla
 }  // namespace
 
 std::optional<CastHit> World::Impl::CastProxyClosest(const ShapeProxy& moving, Vec2 translation, const QueryFilter& filter,
-                                                     bool search_movable) const {
-  return CastShapeQuery<ClosestHit>(*this, moving, translation, filter, search_movable);
+                                                     bool search_movable, bool want_point) const {
+  return CastShapeQuery<ClosestHit>(*this, moving, translation, filter, search_movable, want_point);
 }
 
 std::optional<CastHit> World::CastRayClosest(const RayCastInput& ray, const QueryFilter& filter, QueryStats* stats) const {
