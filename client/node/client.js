@@ -42,7 +42,7 @@ export class ArbiterError extends Error {
 // Which repeated field of a request is its batch, for splitting.
 const BATCHES = {
   AddBodies: 'bodies', RemoveBodies: 'body_ids', UpdateBodies: 'updates', CastRays: 'rays',
-  Overlap: 'queries', CastShapes: 'casts', MoveShapes: 'moves',
+  Overlap: 'queries', CastShapes: 'casts', MoveShapes: 'moves', Distance: 'queries',
 };
 
 export class ArbiterClient {
@@ -156,6 +156,10 @@ export class ArbiterClient {
   }
   overlap(request) {
     return this.batched('Overlap', request, (r) => ({ ...r[0], results: r.flatMap((x) => x.results) }));
+  }
+  /** Distance: the bodies nearest each placed shape, nearest first; one result per query. */
+  distance(request) {
+    return this.batched('Distance', request, (r) => ({ ...r[0], results: r.flatMap((x) => x.results) }));
   }
   castShapes(request) {
     return this.batched('CastShapes', request, (r) => ({ ...r[0], results: r.flatMap((x) => x.results) }));

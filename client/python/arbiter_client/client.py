@@ -169,6 +169,20 @@ class Client:
         return self._split_query("Overlap", queries, lambda part: pb.OverlapRequest(
             world_id=world_id, filter=filter, queries=part, at=at), m.overlap_results)
 
+    def overlap_contacts(self, world_id, queries, filter=None, at=None):
+        """Overlap with want_contacts: `queries` are shape_query(...) messages.
+        An Answer of [Contact] lists (normal, depth, points, push_out)."""
+        at = m.past_tick(at)
+        return self._split_query("Overlap", queries, lambda part: pb.OverlapRequest(
+            world_id=world_id, filter=filter, queries=part, at=at, want_contacts=True), m.contact_results)
+
+    def distance(self, world_id, queries, filter=None, at=None):
+        """`queries`: distance_query(...) messages. An Answer of [Nearby]
+        lists, nearest first, each body once."""
+        at = m.past_tick(at)
+        return self._split_query("Distance", queries, lambda part: pb.DistanceRequest(
+            world_id=world_id, filter=filter, queries=part, at=at), m.distance_results)
+
     def cast_shapes(self, world_id, casts, mode="closest", filter=None, at=None):
         """`casts`: shape_cast(...) messages. An Answer of CastResults."""
         mode, at = m.cast_mode(mode), m.past_tick(at)
