@@ -1,9 +1,10 @@
-// The README's Node first program (between <!-- snippet: node-first-program -->
-// markers), run as a program against a live server. It is written inside
-// this package, so `import ... from 'arbiter-client'` resolves to it.
+// The documentation's Node first program (between
+// <!-- snippet: node-first-program --> markers, in README.md or docs/*.md),
+// run as a program against a live server. It is written inside this
+// package, so `import ... from 'arbiter-client'` resolves to it.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { test } from 'node:test';
@@ -12,14 +13,24 @@ import { startServer } from './server.js';
 
 const packageDir = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-function snippet(name) {
-  const text = readFileSync(process.env.ARBITER_README, 'utf8');
-  const match = new RegExp(`<!-- snippet: ${name} -->\\n\`\`\`\\w*\\n([\\s\\S]*?)\`\`\`\\n<!-- /snippet -->`).exec(text);
-  assert.ok(match, `README.md has no snippet ${name}`);
-  return match[1];
+// README.md ($ARBITER_README) and the pages of docs/ ($ARBITER_DOCS_DIR, by
+// default the docs/ beside the README).
+function documentation() {
+  const readme = process.env.ARBITER_README;
+  const docs = process.env.ARBITER_DOCS_DIR ?? path.join(path.dirname(readme), 'docs');
+  const pages = readdirSync(docs).filter((f) => f.endsWith('.md')).sort().map((f) => path.join(docs, f));
+  return [readme, ...pages];
 }
 
-test('the README first program runs and prints its answers', async (t) => {
+function snippet(name) {
+  const pattern = new RegExp(`<!-- snippet: ${name} -->\\n\`\`\`\\w*\\n([\\s\\S]*?)\`\`\`\\n<!-- /snippet -->`, 'g');
+  const found = documentation().flatMap((file) => [...readFileSync(file, 'utf8').matchAll(pattern)].map((m) => m[1]));
+  assert.ok(found.length > 0, `README.md and docs/*.md have no snippet ${name}`);
+  assert.equal(found.length, 1, `snippet ${name} appears ${found.length} times in README.md and docs/*.md`);
+  return found[0];
+}
+
+test('the documented first program runs and prints its answers', async (t) => {
   const server = await startServer('--max_batch=100');
   const dir = mkdtempSync(path.join(packageDir, '.readme-'));
   t.after(() => {
