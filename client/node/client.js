@@ -21,7 +21,7 @@ import { Wire } from './wire.js';
 
 const DEFAULT_PROTO_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../proto');
 const DEFAULT_MESSAGE_BYTES = 64 << 20;
-/** The call metadata naming a call's world (README, Fleet). */
+/** The call metadata naming a call's world (docs/fleet.md). */
 export const WORLD_METADATA_KEY = 'x-arbiter-world';
 const FIELD = /^([A-Za-z_]\w*(?:\[\d+\])?(?:\.[A-Za-z_]\w*(?:\[\d+\])?)*): ([\s\S]*)$/;
 
