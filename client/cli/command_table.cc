@@ -37,7 +37,7 @@ const std::vector<CommandSpec>& Commands() {
        {"batch"}, {"replace", "yes"}, RunLoad},
       {"delete", "[--yes]", "delete the world (says what it deletes; --yes without a terminal)", "", {}, {"yes"}, RunDelete},
       {"migrate", "--world W --from HOST:PORT --to HOST:PORT | --world W --from HOST:PORT --thaw",
-       "move a world to another instance of a fleet, with its history (README \"Fleet\")",
+       "move a world to another instance of a fleet, with its history (docs/fleet.md)",
        "Freezes W on --from (writes get UNAVAILABLE, retryable; reads go on), copies its journal from the\n"
        "snapshot its history window starts at, replays it on --to, checks the state hash, then deletes it on\n"
        "--from (which answers UNAVAILABLE \"moved to\" for a while). Prints how long writes were refused.\n"

@@ -11,6 +11,7 @@
 // reply's tick is the first part's); for AddBodies, RemoveBodies and
 // UpdateBodies each part is all-or-nothing, the whole is not.
 
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -19,9 +20,14 @@ import * as protoLoader from '@grpc/proto-loader';
 
 import { Wire } from './wire.js';
 
-const DEFAULT_PROTO_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../proto');
+// An installed package (npm pack, whose prepack copies them) ships the
+// .proto files in proto/; in the repository they are ../../proto.
+const PACKAGE_DIR = path.dirname(fileURLToPath(import.meta.url));
+const DEFAULT_PROTO_DIR = existsSync(path.join(PACKAGE_DIR, 'proto', 'arbiter', 'v1', 'arbiter.proto'))
+  ? path.join(PACKAGE_DIR, 'proto')
+  : path.resolve(PACKAGE_DIR, '../../proto');
 const DEFAULT_MESSAGE_BYTES = 64 << 20;
-/** The call metadata naming a call's world (README, Fleet). */
+/** The call metadata naming a call's world (docs/fleet.md). */
 export const WORLD_METADATA_KEY = 'x-arbiter-world';
 const FIELD = /^([A-Za-z_]\w*(?:\[\d+\])?(?:\.[A-Za-z_]\w*(?:\[\d+\])?)*): ([\s\S]*)$/;
 

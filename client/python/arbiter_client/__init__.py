@@ -1,15 +1,16 @@
 """arbiter_client: a Python client of the Arbiter collision service.
 
-Needs Debian's python3-grpcio and python3-protobuf and the stubs that the
-CMake build generates from proto/ into <build>/client/python/gen (put that
-directory and client/python on PYTHONPATH).
+Needs Debian's python3-grpcio and python3-protobuf and the stubs of
+arbiter.v1: either `pip install ./client/python` (its build generates them
+into the installed package) or the CMake build's <build>/client/python/gen
+(put that directory and client/python on PYTHONPATH).
 """
 
 try:
     from arbiter.v1 import arbiter_pb2 as pb  # noqa: F401
 except ImportError as e:  # pragma: no cover
-    raise ImportError("arbiter_client needs the generated stubs: build the project (cmake --build build) and put "
-                      "build/client/python/gen on PYTHONPATH") from e
+    raise ImportError("arbiter_client needs the generated stubs: pip install ./client/python, or build the project "
+                      "(cmake --build build) and put build/client/python/gen on PYTHONPATH") from e
 
 from .client import Client
 from .errors import ArbiterError, ArbiterValueError

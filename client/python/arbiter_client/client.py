@@ -71,7 +71,7 @@ class Client:
     def _routed(self, world_id):
         """The call metadata for a call on `world_id`: the token and
         x-arbiter-world, by which a fleet's proxy routes the call to the
-        world's owner (README, Fleet)."""
+        world's owner (docs/fleet.md)."""
         return self._metadata + ((WORLD_METADATA_KEY, world_id),) if world_id else self._metadata
 
     def _call(self, method, request):

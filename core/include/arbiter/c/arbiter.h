@@ -165,8 +165,8 @@ typedef struct arb_segment {
 /* One segment of a one-sided chain (build chains with arb_make_chain): it
  * collides only from the side of RightPerp(point2 - point1), and the ghosts
  * (the neighbouring chain points) keep bodies from catching on its joints.
- * Only static and kinematic bodies may hold one. See README "Chains and
- * terrain" and core/include/arbiter/core/chain.h. */
+ * Only static and kinematic bodies may hold one. See docs/chains.md and
+ * core/include/arbiter/core/chain.h. */
 typedef struct arb_chain_segment {
   arb_vec2 ghost1, point1, point2, ghost2;
 } arb_chain_segment;
