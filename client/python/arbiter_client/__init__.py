@@ -20,8 +20,8 @@ from .messages import (Answer, CastResult, Contact, Hit, MoveAnswer, MoveJudgeme
                        point_query, polygon, ray, segment, shape_cast, shape_move, shape_query, transform, vec2)
 from .units import fixed_from_double, to_raw, to_units
 
-__all__ = ["Client", "ArbiterError", "ArbiterValueError", "FleetListing", "FleetWorld", "MigrationReport", "list_fleet_worlds",
-           "migrate_world", "Answer",
+__all__ = ["Client", "ArbiterError", "ArbiterValueError", "FleetListing", "FleetWorld", "MigrationReport",
+           "list_fleet_worlds", "migrate_world", "Answer",
            "CastResult", "Contact", "Nearby", "distance_query", "Hit", "MoveAnswer", "MoveJudgement", "MoveOutcome", "MovePlane", "Verdict", "aabb_query", "body",
            "box", "capsule", "chain", "circle", "move_claim", "past_tick", "point_query", "polygon", "ray", "segment",
            "shape_cast", "shape_move", "shape_query", "transform", "vec2", "fixed_from_double", "to_raw", "to_units"]
