@@ -65,13 +65,18 @@ class Client:
         self.close()
 
     @property
+    def target(self):
+        """The address connected to ("host:port")."""
+        return self._target
+
+    @property
     def max_batch(self):
         return max(1, self.info.limits.max_batch)
 
     def _routed(self, world_id):
         """The call metadata for a call on `world_id`: the token and
         x-arbiter-world, by which a fleet's proxy routes the call to the
-        world's owner (README, Fleet)."""
+        world's owner (docs/fleet.md)."""
         return self._metadata + ((WORLD_METADATA_KEY, world_id),) if world_id else self._metadata
 
     def _call(self, method, request):
@@ -168,6 +173,20 @@ class Client:
         at = m.past_tick(at)
         return self._split_query("Overlap", queries, lambda part: pb.OverlapRequest(
             world_id=world_id, filter=filter, queries=part, at=at), m.overlap_results)
+
+    def overlap_contacts(self, world_id, queries, filter=None, at=None):
+        """Overlap with want_contacts: `queries` are shape_query(...) messages.
+        An Answer of [Contact] lists (normal, depth, points, push_out)."""
+        at = m.past_tick(at)
+        return self._split_query("Overlap", queries, lambda part: pb.OverlapRequest(
+            world_id=world_id, filter=filter, queries=part, at=at, want_contacts=True), m.contact_results)
+
+    def distance(self, world_id, queries, filter=None, at=None):
+        """`queries`: distance_query(...) messages. An Answer of [Nearby]
+        lists, nearest first, each body once."""
+        at = m.past_tick(at)
+        return self._split_query("Distance", queries, lambda part: pb.DistanceRequest(
+            world_id=world_id, filter=filter, queries=part, at=at), m.distance_results)
 
     def cast_shapes(self, world_id, casts, mode="closest", filter=None, at=None):
         """`casts`: shape_cast(...) messages. An Answer of CastResults."""
@@ -273,6 +292,23 @@ class Client:
         chunks = self._stub.ExportJournal(pb.ExportJournalRequest(world_id=world_id, from_tick=from_tick,
                                                                   to_tick=to_tick), metadata=self._routed(world_id))
         return b"".join(c.data for c in self._stream(chunks))
+
+    # ---- Moving a world (admin; arbiter.proto "Moving a world", fleet.migrate_world) ------
+    def freeze_world(self, world_id, moving_to="", thaw=False):
+        """FreezeWorld: from now on every write to the world is refused with
+        UNAVAILABLE naming `moving_to` ("host:port", required unless thaw),
+        reads go on; with thaw=True writes are accepted again. Idempotent.
+        The FreezeWorldResponse (tick, state_hash, history_ticks, frozen)."""
+        return self._call("FreezeWorld", pb.FreezeWorldRequest(world_id=world_id, destination=moving_to, thaw=thaw))
+
+    def import_world(self, world_id, journal, expected_tick, expected_state_hash):
+        """ImportWorld: adds the world rebuilt from `journal` (export_journal's
+        bytes from another instance), all or nothing, checked to replay to
+        `expected_tick` with `expected_state_hash` (FAILED_PRECONDITION
+        otherwise). The ImportWorldResponse (world, records)."""
+        return self._call("ImportWorld", pb.ImportWorldRequest(world_id=world_id, journal=journal,
+                                                               expected_tick=expected_tick,
+                                                               expected_state_hash=expected_state_hash))
 
 
 class _Watch:
