@@ -60,6 +60,7 @@
 
 #include <array>
 #include <cstdint>
+#include <limits>
 
 #include "arbiter/core/collision.h"
 #include "manifold_internal.h"
@@ -83,9 +84,23 @@ struct Core {
   Fixed radius;
   int edge_count = 0;                            ///< 0 for a point
   std::array<Vec2, kMaxPolygonVertices> perp{};  ///< exact RightPerp(v[i+1] - v[i])
-  const Fixed* length = nullptr;                 ///< |perp[i]|, the memo's
   internal::CoreMemo* memo = nullptr;            ///< the placed shape's memo, never null once made
 };
+
+/// |perp[i]|, correctly rounded, computed once per memo. Only zero for a
+/// zero perp: Length rounds sqrt(|v|^2) >= 2^-32 (|v|^2 >= 1 raw unit) to
+/// at least one ulp, so "length > 0" is asked of the perp instead.
+Fixed LengthOf(const Core& c, int i) {
+  internal::CoreMemo& memo = *c.memo;
+  const auto bit = static_cast<uint8_t>(1u << i);
+  if ((memo.has_length & bit) == 0) {
+    memo.length[i] = Length(c.perp[i]);
+    memo.has_length = static_cast<uint8_t>(memo.has_length | bit);
+  }
+  return memo.length[i];
+}
+
+bool HasEdge(const Core& c, int i) { return c.perp[i] != Vec2{}; }
 
 /// The unit outward normal of edge i (within one ulp per component),
 /// normalised once per memo.
@@ -101,23 +116,19 @@ Vec2 NormalOf(const Core& c, int i) {
 
 int Next(const Core& c, int i) { return i + 1 == c.count ? 0 : i + 1; }
 
-/// The core of `p`, its edge lengths taken from `memo` when it has them
-/// (they are Length of the same perps) and stored there otherwise.
+/// The core of `p`, with `memo` for its lengths and normals.
 Core MakeCore(const ShapeProxy& p, internal::CoreMemo* memo) {
   Core c;
   c.memo = memo;
   c.count = p.count < 0 ? 0 : (p.count > kMaxPolygonVertices ? kMaxPolygonVertices : p.count);
   c.radius = p.radius;
   c.v = p.points.data();
-  c.length = memo->length.data();
   if (c.count < 2) return c;
   bool any_edge = false;
-  for (int i = 0; i < c.count; ++i) c.perp[i] = RightPerp(c.v[Next(c, i)] - c.v[i]);
-  if (!memo->has_lengths) {
-    for (int i = 0; i < c.count; ++i) memo->length[i] = Length(c.perp[i]);
-    memo->has_lengths = true;
+  for (int i = 0; i < c.count; ++i) {
+    c.perp[i] = RightPerp(c.v[Next(c, i)] - c.v[i]);
+    any_edge = any_edge || HasEdge(c, i);
   }
-  for (int i = 0; i < c.count; ++i) any_edge = any_edge || c.length[i] > kFixedZero;
   // World-space rounding can collapse a tiny shape onto one point.
   if (!any_edge) {
     c.count = 1;
@@ -136,12 +147,13 @@ struct Face {
   int deepest = 0;   ///< the other core's vertex achieving it (lowest index on ties)
 };
 
-/// Faces of `ref` against `inc`; returns how many were written. Sets
-/// *separated when some face strictly separates the cores (exact).
+/// Faces of `ref` against `inc`, all but their separation (see
+/// SetSeparations); returns how many were written. Sets *separated when
+/// some face strictly separates the cores (exact).
 int CollectFaces(const Core& ref, const Core& inc, bool on_b, Face* out, bool* separated) {
   int n = 0;
   for (int i = 0; i < ref.edge_count; ++i) {
-    if (ref.length[i] == kFixedZero) continue;
+    if (!HasEdge(ref, i)) continue;
     Face f;
     f.on_b = on_b;
     f.edge = i;
@@ -153,11 +165,56 @@ int CollectFaces(const Core& ref, const Core& inc, bool on_b, Face* out, bool* s
         f.deepest = j;
       }
     }
-    f.separation = DivWide(f.min_dot, ref.length[i]);
     if (f.min_dot.Sign() > 0) *separated = true;
     out[n++] = f;
   }
   return n;
+}
+
+Fixed SeparationOf(const Face& f, const Core& a, const Core& b) {
+  return DivWide(f.min_dot, LengthOf(f.on_b ? b : a, f.edge));
+}
+
+/// Sets each face's rounded separation, DivWide(min_dot, |perp|), where it
+/// can matter: for the largest and every face within kReferenceTolerance of
+/// it (the reference face candidates). A face provably below a pivot face's
+/// separation minus the tolerance gets Fixed::Min() instead, with neither
+/// its division nor its square root: callers read separations only to find
+/// the largest and the faces within the tolerance of it, which such a face
+/// is not (below). The proof: with T = s_p - tolerance - 1 ulp (raw) and
+/// L_lo = max(|px|, |py|) <= |perp| <= |px| + |py| = L_hi (the rounded
+/// square root keeps these integer bounds), min_dot < T L (L = L_lo for
+/// T >= 0, L_hi for T < 0) gives min_dot / |perp| < T, so its rounding
+/// (to nearest, ties up) is at most T < s_p - tolerance <= best - tolerance.
+void SetSeparations(Face* faces, int n, const Core& a, const Core& b) {
+  int pivot = 0;
+  for (int i = 1; i < n; ++i) {
+    if (faces[i].min_dot > faces[pivot].min_dot) pivot = i;
+  }
+  const Fixed s_pivot = SeparationOf(faces[pivot], a, b);
+  faces[pivot].separation = s_pivot;
+  // T must not wrap; near Fixed::Min() every face is computed.
+  const bool prune = s_pivot.raw() > std::numeric_limits<int64_t>::min() + 2 * kReferenceTolerance.raw() + 2;
+  const int64_t t = s_pivot.raw() - kReferenceTolerance.raw() - 1;
+  for (int i = 0; i < n; ++i) {
+    if (i == pivot) continue;
+    Face& f = faces[i];
+    if (prune) {
+      const Vec2 perp = (f.on_b ? b : a).perp[f.edge];
+      // |components| < 2^63 (differences of world points, shapes.h), so
+      // the magnitudes fit uint64 and each bound fits int64 whenever it
+      // is below 2^63 (else the face is computed).
+      const uint64_t ax = perp.x.raw() < 0 ? 0 - static_cast<uint64_t>(perp.x.raw()) : static_cast<uint64_t>(perp.x.raw());
+      const uint64_t ay = perp.y.raw() < 0 ? 0 - static_cast<uint64_t>(perp.y.raw()) : static_cast<uint64_t>(perp.y.raw());
+      const uint64_t bound = t >= 0 ? (ax > ay ? ax : ay) : ax + ay;
+      if (bound <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()) &&
+          f.min_dot < Int128::Mul(t, static_cast<int64_t>(bound))) {
+        f.separation = Fixed::Min();
+        continue;
+      }
+    }
+    f.separation = SeparationOf(f, a, b);
+  }
 }
 
 /// Exact: does the face's line separate the other core by more than
@@ -232,15 +289,15 @@ Incident FindIncident(const Core& inc, int k, Vec2 n) {
   const int first = prev < k ? prev : k;
   const int second = prev < k ? k : prev;
   int e = first;
-  const bool first_ok = inc.length[first] > kFixedZero;
-  const bool second_ok = inc.length[second] > kFixedZero;
+  const bool first_ok = HasEdge(inc, first);
+  const bool second_ok = HasEdge(inc, second);
   if (!first_ok && second_ok) {
     e = second;
   } else if (first_ok && second_ok) {
     // dot(perp_second, n) / |perp_second| < dot(perp_first, n) / |perp_first|,
     // compared exactly by cross-multiplying with the (positive) lengths.
     const Int128 d_first = DotWide(inc.perp[first], n), d_second = DotWide(inc.perp[second], n);
-    if (CompareProducts(d_second, Int128(inc.length[first].raw()), d_first, Int128(inc.length[second].raw())) < 0) {
+    if (CompareProducts(d_second, Int128(LengthOf(inc, first).raw()), d_first, Int128(LengthOf(inc, second).raw())) < 0) {
       e = second;
     }
   }
@@ -294,7 +351,7 @@ Manifold FaceManifold(const Core& ref, const Face& face, Vec2 n, const Core& inc
     clipped[count++] = p2;
   }
   for (int j = 0; j < count; ++j) {
-    const Fixed core_separation = DivWide(DotWide(clipped[j] - v1, ref.perp[i]), ref.length[i]);
+    const Fixed core_separation = DivWide(DotWide(clipped[j] - v1, ref.perp[i]), LengthOf(ref, i));
     const Fixed separation = core_separation - total_radius;
     if (separation > spec) continue;
     if (j == 1 && m.point_count == 1 && clipped[1] == clipped[0]) continue;
@@ -359,11 +416,12 @@ Manifold CollideOnFirstFace(const ShapeProxy& a, const ShapeProxy& b, Fixed spec
   CoreMemo memo_a, memo_b;
   const Core ca = MakeCore(a, &memo_a);
   const Core cb = MakeCore(b, &memo_b);
-  if (ca.edge_count == 0 || cb.count == 0 || ca.length[0] == kFixedZero) return Manifold{};
+  if (ca.edge_count == 0 || cb.count == 0 || !HasEdge(ca, 0)) return Manifold{};
   std::array<Face, kMaxPolygonVertices> faces;
   bool separated = false;
   CollectFaces(ca, cb, false, faces.data(), &separated);
-  const Face& face = faces[0];
+  Face& face = faces[0];
+  face.separation = SeparationOf(face, ca, cb);
   const Fixed reach = ca.radius + cb.radius + spec;
   if (face.separation - ca.radius - cb.radius > spec && SeparatesBeyond(face, ca, cb, reach)) return Manifold{};
   const Vec2 n = NormalOf(ca, 0);
@@ -385,6 +443,7 @@ Manifold CollideMemo(const ShapeProxy& a, CoreMemo* memo_a, const ShapeProxy& b,
   bool separated = false;
   int n = CollectFaces(ca, cb, false, faces.data(), &separated);
   n += CollectFaces(cb, ca, true, faces.data() + n, &separated);
+  SetSeparations(faces.data(), n, ca, cb);
   int best_face = 0;
   for (int i = 1; i < n; ++i) {
     if (faces[i].separation > faces[best_face].separation) best_face = i;

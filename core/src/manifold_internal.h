@@ -13,16 +13,16 @@ namespace arbiter::internal {
 /// for every pair that core is in while its points stay put: the edge
 /// lengths (a square root each) and the unit edge normals (a
 /// normalisation each), computed by the same functions from the same
-/// points, so reuse gives the same bits. Normals are filled as they are
+/// points, so reuse gives the same bits. Both are filled as they are
 /// asked for. A memo belongs to one placement: the caller resets it
 /// (`Reset`) when the points change.
 struct CoreMemo {
-  bool has_lengths = false;
+  uint8_t has_length = 0;  // bit i: length[i] is filled
   uint8_t has_normal = 0;  // bit i: normal[i] is filled
   std::array<Fixed, kMaxPolygonVertices> length{};
   std::array<Vec2, kMaxPolygonVertices> normal{};
   void Reset() {
-    has_lengths = false;
+    has_length = 0;
     has_normal = 0;
   }
 };
