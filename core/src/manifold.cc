@@ -87,17 +87,22 @@ struct Core {
   internal::CoreMemo* memo = nullptr;            ///< the placed shape's memo, never null once made
 };
 
+/// values[i], filled by compute(perp[i]) the first time (bit i of *filled).
+template <class T, class Compute>
+T Memoized(const Core& c, int i, uint8_t* filled, std::array<T, kMaxPolygonVertices>* values, Compute compute) {
+  const auto bit = static_cast<uint8_t>(1u << i);
+  if ((*filled & bit) == 0) {
+    (*values)[i] = compute(c.perp[i]);
+    *filled = static_cast<uint8_t>(*filled | bit);
+  }
+  return (*values)[i];
+}
+
 /// |perp[i]|, correctly rounded, computed once per memo. Only zero for a
 /// zero perp: Length rounds sqrt(|v|^2) >= 2^-32 (|v|^2 >= 1 raw unit) to
 /// at least one ulp, so "length > 0" is asked of the perp instead.
 Fixed LengthOf(const Core& c, int i) {
-  internal::CoreMemo& memo = *c.memo;
-  const auto bit = static_cast<uint8_t>(1u << i);
-  if ((memo.has_length & bit) == 0) {
-    memo.length[i] = Length(c.perp[i]);
-    memo.has_length = static_cast<uint8_t>(memo.has_length | bit);
-  }
-  return memo.length[i];
+  return Memoized(c, i, &c.memo->has_length, &c.memo->length, [](Vec2 v) { return Length(v); });
 }
 
 bool HasEdge(const Core& c, int i) { return c.perp[i] != Vec2{}; }
@@ -105,13 +110,7 @@ bool HasEdge(const Core& c, int i) { return c.perp[i] != Vec2{}; }
 /// The unit outward normal of edge i (within one ulp per component),
 /// normalised once per memo.
 Vec2 NormalOf(const Core& c, int i) {
-  internal::CoreMemo& memo = *c.memo;
-  const auto bit = static_cast<uint8_t>(1u << i);
-  if ((memo.has_normal & bit) == 0) {
-    memo.normal[i] = Normalize(c.perp[i]);
-    memo.has_normal = static_cast<uint8_t>(memo.has_normal | bit);
-  }
-  return memo.normal[i];
+  return Memoized(c, i, &c.memo->has_normal, &c.memo->normal, [](Vec2 v) { return Normalize(v); });
 }
 
 int Next(const Core& c, int i) { return i + 1 == c.count ? 0 : i + 1; }
