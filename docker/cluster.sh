@@ -14,7 +14,7 @@
 #                                        started) and reload nginx; rewrites cluster.env
 #
 # Adding or draining an instance: `add`, then `arbiter rebalance --yes` over
-# the new list, then `reload` (README "Fleet").
+# the new list, then `reload` (docs/fleet.md).
 #
 # ARBITER_SERVER (default build/server/arbiter-server) and NGINX_BIN (default
 # nginx) name the binaries; NGINX_TEMPLATE another configuration template

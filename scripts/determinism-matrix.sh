@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The determinism matrix (issue 6; README "Determinism"): builds the
+# The determinism matrix (issue 6; docs/determinism.md): builds the
 # determinism runner (tests/determinism, core only) in every cell below,
 # runs it, and prints a table of configuration | overall digest | match.
 # Exits non-zero when any cell fails to build or run, or prints a digest that
@@ -26,7 +26,7 @@
 # node. Every cell runs the full scenarios by default: measured on
 # 2 cores, the slowest (s390x under qemu) takes about a minute.
 # Thread count: nothing in the core runs threads, so there is no 1-vs-N
-# thread cell (README "Determinism").
+# thread cell (docs/determinism.md).
 #
 # Build directories: build-det/<cell>. ccache, when present, makes re-runs
 # cheap.

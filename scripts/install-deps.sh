@@ -14,7 +14,7 @@ default_packages=(
   libsqlite3-dev libclang-rt-14-dev openssl libssl-dev
   libcpp-httplib-dev prometheus chromium
   nginx-light
-  python3-grpcio python3-protobuf python3-pytest python3-yaml
+  python3-grpcio python3-protobuf python3-pytest python3-yaml python3-venv python3-pip
 )
 if [ $# -gt 0 ]; then
   packages=("$@")

@@ -193,6 +193,13 @@ grpc::ServerUnaryReactor* ArbiterService::CastShapes(grpc::CallbackServerContext
   return RunRead(context, *std::move(permit), operations_->PrepareCastShapes(*request, reply), reply);
 }
 
+grpc::ServerUnaryReactor* ArbiterService::Distance(grpc::CallbackServerContext* context,
+                                                   const v1::DistanceRequest* request, v1::DistanceResponse* reply) {
+  absl::StatusOr<Permit> permit = Admit(*context, Access::kRead, request->world_id());
+  if (!permit.ok()) return Refuse(context, permit.status());
+  return RunRead(context, *std::move(permit), operations_->PrepareDistance(*request, reply), reply);
+}
+
 grpc::ServerUnaryReactor* ArbiterService::Step(grpc::CallbackServerContext* context, const v1::StepRequest* request,
                                                v1::StepResponse* reply) {
   absl::StatusOr<Permit> permit = Admit(*context, Access::kWrite, request->world_id());

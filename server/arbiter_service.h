@@ -58,6 +58,8 @@ class ArbiterService final : public v1::Arbiter::CallbackService {
                                      v1::CastRaysResponse* reply) override;
   grpc::ServerUnaryReactor* Overlap(grpc::CallbackServerContext* context, const v1::OverlapRequest* request,
                                     v1::OverlapResponse* reply) override;
+  grpc::ServerUnaryReactor* Distance(grpc::CallbackServerContext* context, const v1::DistanceRequest* request,
+                                     v1::DistanceResponse* reply) override;
   grpc::ServerUnaryReactor* CastShapes(grpc::CallbackServerContext* context, const v1::CastShapesRequest* request,
                                        v1::CastShapesResponse* reply) override;
   grpc::ServerUnaryReactor* Step(grpc::CallbackServerContext* context, const v1::StepRequest* request,

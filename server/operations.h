@@ -87,6 +87,7 @@ class Operations {
   absl::StatusOr<ReadOp> PrepareCastRays(const v1::CastRaysRequest& request, v1::CastRaysResponse* reply);
   absl::StatusOr<ReadOp> PrepareOverlap(const v1::OverlapRequest& request, v1::OverlapResponse* reply);
   absl::StatusOr<ReadOp> PrepareCastShapes(const v1::CastShapesRequest& request, v1::CastShapesResponse* reply);
+  absl::StatusOr<ReadOp> PrepareDistance(const v1::DistanceRequest& request, v1::DistanceResponse* reply);
   absl::StatusOr<ReadOp> PrepareGetStateHash(const v1::GetStateHashRequest& request, v1::GetStateHashResponse* reply);
   absl::StatusOr<ReadOp> PrepareGetSnapshot(const v1::GetSnapshotRequest& request, v1::GetSnapshotResponse* reply);
   absl::StatusOr<ReadOp> PrepareValidateHit(const v1::ValidateHitRequest& request, v1::ValidateHitResponse* reply);

@@ -76,7 +76,16 @@ struct ParsedOverlap {
 struct ParsedOverlaps {
   OwnedQueryFilter filter;
   std::vector<ParsedOverlap> queries;
+  bool want_contacts = false;
 };
+
+// OverlapResult with contacts: shapes[i] and contacts[i] describe one overlap.
+void AppendContacts(const std::vector<OverlapContact>& contacts, v1::OverlapResult* r) {
+  for (const OverlapContact& c : contacts) {
+    wire::ToProto(c.shape, r->add_shapes());
+    wire::ToProto(c, r->add_contacts());
+  }
+}
 
 struct ParsedCasts {
   OwnedQueryFilter filter;
@@ -107,6 +116,11 @@ void SetQuery(v1::RecordedQuery* q, const v1::ValidateHitRequest& request, const
 void SetQuery(v1::RecordedQuery* q, const v1::MoveShapesRequest& request, const v1::MoveShapesResponse& reply) {
   *q->mutable_move_shapes() = request;
   *q->mutable_move_shapes_reply() = reply;
+}
+
+void SetQuery(v1::RecordedQuery* q, const v1::DistanceRequest& request, const v1::DistanceResponse& reply) {
+  *q->mutable_distance() = request;
+  *q->mutable_distance_reply() = reply;
 }
 
 }  // namespace
@@ -151,6 +165,9 @@ ReadOp Operations::MakeRead(std::shared_ptr<WorldEntry> entry, const Request& re
 
 // MoveShapes is prepared in operations_moves.cc, beside ValidateMove.
 template ReadOp Operations::MakeRead(std::shared_ptr<WorldEntry>, const v1::MoveShapesRequest&, v1::MoveShapesResponse*,
+                                     std::function<absl::Status(const World&, const CancelFn&)>);
+// Distance is prepared in operations_distance.cc.
+template ReadOp Operations::MakeRead(std::shared_ptr<WorldEntry>, const v1::DistanceRequest&, v1::DistanceResponse*,
                                      std::function<absl::Status(const World&, const CancelFn&)>);
 
 absl::StatusOr<ReadOp> Operations::PrepareDescribeWorld(const v1::DescribeWorldRequest& request,
@@ -240,7 +257,11 @@ absl::StatusOr<ReadOp> Operations::PrepareOverlap(const v1::OverlapRequest& requ
         break;
     }
     if (!s.ok()) return s;
+    if (request.want_contacts() && out.kind != ParsedOverlap::Kind::kShape) {
+      return absl::InvalidArgumentError(field + ": want_contacts needs a shape query (a point or aabb has no contact)");
+    }
   }
+  parsed->want_contacts = request.want_contacts();
   return MakeRead(*entry, request, reply, [parsed, reply](const World& world, const CancelFn& cancelled) -> absl::Status {
                   reply->set_tick(world.tick());
                   const QueryFilter filter = parsed->filter.Get();
@@ -248,6 +269,10 @@ absl::StatusOr<ReadOp> Operations::PrepareOverlap(const v1::OverlapRequest& requ
                   for (size_t i = 0; i < parsed->queries.size(); ++i) {
                     if (i % kChunk == 0 && i > 0 && cancelled()) return Cancelled();
                     const ParsedOverlap& q = parsed->queries[i];
+                    if (parsed->want_contacts) {
+                      AppendContacts(world.OverlapShapeContacts(q.shape, q.transform, filter), reply->add_results());
+                      continue;
+                    }
                     std::vector<ShapeRef> refs;
                     switch (q.kind) {
                       case ParsedOverlap::Kind::kPoint: refs = world.OverlapPoint(q.point, filter); break;

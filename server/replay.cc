@@ -154,6 +154,10 @@ absl::Status Replayer::Query(const v1::JournalRecord& record) {
       return run(operations_.PrepareValidateMove(q.validate_move(), &reply), q.validate_move_reply(), reply,
                  "validate_move");
     }
+    case v1::RecordedQuery::kDistance: {
+      v1::DistanceResponse reply;
+      return run(operations_.PrepareDistance(q.distance(), &reply), q.distance_reply(), reply, "distance");
+    }
     case v1::RecordedQuery::kMoveShapes: {
       v1::MoveShapesResponse reply;
       return run(operations_.PrepareMoveShapes(q.move_shapes(), &reply), q.move_shapes_reply(), reply, "move_shapes");

@@ -64,6 +64,7 @@ const std::map<std::string_view, Summarizer>& Summarizers() {
       {"CastRays", &Summarize<v1::CastRaysRequest>},
       {"Overlap", &Summarize<v1::OverlapRequest>},
       {"CastShapes", &Summarize<v1::CastShapesRequest>},
+      {"Distance", &Summarize<v1::DistanceRequest>},
       {"Step", &Summarize<v1::StepRequest>},
       {"WatchEvents", &Summarize<v1::WatchEventsRequest>},
       {"GetStateHash", &Summarize<v1::GetStateHashRequest>},

@@ -28,6 +28,7 @@ v1::GetServerInfoResponse DescribeServer(const ServerOptions& options) {
   limits.set_max_shapes_per_body(kMaxShapesPerBody);
   limits.set_max_world_coordinate(kFixedMaxWorldCoordinate.raw());
   limits.set_max_query_translation(kMaxQueryTranslation.raw());
+  limits.set_max_distance_results(kMaxDistanceResults);
   limits.set_rate_limit_rps(options.access.limits.requests_per_second);
   limits.set_max_calls_in_flight(options.access.limits.max_calls_in_flight);
 

@@ -37,7 +37,7 @@ const std::vector<CommandSpec>& Commands() {
        {"batch"}, {"replace", "yes"}, RunLoad},
       {"delete", "[--yes]", "delete the world (says what it deletes; --yes without a terminal)", "", {}, {"yes"}, RunDelete},
       {"migrate", "--world W --from HOST:PORT --to HOST:PORT | --world W --from HOST:PORT --thaw",
-       "move a world to another instance of a fleet, with its history (README \"Fleet\")",
+       "move a world to another instance of a fleet, with its history (docs/fleet.md)",
        "Freezes W on --from (writes get UNAVAILABLE, retryable; reads go on), copies its journal from the\n"
        "snapshot its history window starts at, replays it on --to, checks the state hash, then deletes it on\n"
        "--from (which answers UNAVAILABLE \"moved to\" for a while). Prints how long writes were refused.\n"
@@ -65,8 +65,16 @@ const std::vector<CommandSpec>& Commands() {
        "--at asks the world as it was at a past tick; FRACTION (in [0, 1)) places moving bodies that far\n"
        "towards the next tick, as an interpolating client saw them. `arbiter describe` shows the oldest tick kept.",
        {"at"}, {"all", "any"}, RunRay},
-      {"overlap", "point X Y | aabb X0 Y0 X1 Y1 | circle X Y R [--at TICK[:FRACTION]]",
-       "shapes overlapping a point, box or disk", "", {"at"}, {}, RunOverlap},
+      {"overlap", "point X Y | aabb X0 Y0 X1 Y1 | circle X Y R [--contacts] [--at TICK[:FRACTION]]",
+       "shapes overlapping a point, box or disk; with --contacts how deep and which way out",
+       "--contacts (circle queries): each overlap's normal (unit, from the query disk towards the body),\n"
+       "depth, contact points and the push-out (-normal * depth) that leaves the disk touching.",
+       {"at"}, {"contacts"}, RunOverlap},
+      {"distance", "X Y (--circle R | --box HW,HH | --capsule X1,Y1,X2,Y2,R) [--max_distance D] [--max_results N] [--at TICK[:FRACTION]]",
+       "the bodies nearest a shape placed at (X, Y), with distances and closest points",
+       "Each body within D units (default 100) once, at its nearest shape, nearest first; at most N bodies\n"
+       "(1..256, default 8). An overlapping body is at distance 0 with its contact normal and depth.",
+       {"at", "max_distance", "max_results", "circle", "box", "capsule"}, {}, RunDistance},
       {"sweep", "X Y R TX TY [--all|--any] [--at TICK[:FRACTION]]", "sweep a disk of radius R from (X, Y) along (TX, TY)",
        "", {"at"}, {"all", "any"}, RunSweep},
       {"validate", "SHOOTER TARGET OX OY TX TY [--at TICK[:FRACTION]]",

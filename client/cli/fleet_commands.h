@@ -1,4 +1,4 @@
-// Commands on a fleet of instances (README "Fleet"): migrate, rebalance,
+// Commands on a fleet of instances (docs/fleet.md): migrate, rebalance,
 // and `worlds --instances` (the fan-out listing).
 #pragma once
 

@@ -95,14 +95,6 @@ std::optional<std::string> ParseRequest(const Context& c, v1::ValidateMoveReques
   return std::nullopt;
 }
 
-std::string VecText(const v1::Vec2& v) {
-  char buf[80];
-  std::snprintf(buf, sizeof(buf), "(%.10g, %.10g)", client::ToDouble(v.x()), client::ToDouble(v.y()));
-  return buf;
-}
-
-Json VecRaw(const v1::Vec2& v) { return Json::array({v.x(), v.y()}); }
-
 Json PlanesJson(const google::protobuf::RepeatedPtrField<v1::MovePlaneHit>& planes) {
   Json out = Json::array();
   for (const v1::MovePlaneHit& h : planes) {

@@ -82,9 +82,13 @@ std::string Hex(uint64_t v) {
 
 Json VecJson(const v1::Vec2& v) { return Json::array({ToDouble(v.x()), ToDouble(v.y())}); }
 
-namespace {
-Json VecRawJson(const v1::Vec2& v) { return Json::array({v.x(), v.y()}); }
-}  // namespace
+Json VecRaw(const v1::Vec2& v) { return Json::array({v.x(), v.y()}); }
+
+std::string VecText(const v1::Vec2& v) {
+  char buf[80];
+  std::snprintf(buf, sizeof(buf), "(%.10g, %.10g)", ToDouble(v.x()), ToDouble(v.y()));
+  return buf;
+}
 
 Json HitJson(const v1::Hit& h) {
   return Json{{"body_id", h.body_id()},
@@ -93,7 +97,7 @@ Json HitJson(const v1::Hit& h) {
               {"fraction", ToDouble(h.fraction())},
               {"point", VecJson(h.point())},
               {"normal", VecJson(h.normal())},
-              {"raw", {{"fraction", h.fraction()}, {"point", VecRawJson(h.point())}, {"normal", VecRawJson(h.normal())}}}};
+              {"raw", {{"fraction", h.fraction()}, {"point", VecRaw(h.point())}, {"normal", VecRaw(h.normal())}}}};
 }
 
 std::string HitText(const v1::Hit& h) {

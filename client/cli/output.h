@@ -27,6 +27,10 @@ int FileError(const Context& c, const std::string& verb, const std::string& path
 void PrintJson(const Json& j);
 std::string Hex(uint64_t v);
 Json VecJson(const v1::Vec2& v);
+/// The raw Q32.32 values [x, y] (for --json's "raw" members).
+Json VecRaw(const v1::Vec2& v);
+/// "(x, y)" in world units, 10 significant digits.
+std::string VecText(const v1::Vec2& v);
 Json HitJson(const v1::Hit& h);
 /// "body 3 shape 0  t=0.5  point (x, y)  normal (x, y)" (no newline).
 std::string HitText(const v1::Hit& h);

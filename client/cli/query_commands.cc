@@ -3,7 +3,12 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include <cstdlib>
+#include <string>
+
+#include "arbiter/core/limits.h"
 #include "output.h"
+#include "shape_flags.h"
 #include "units.h"
 
 namespace arbiter::cli {
@@ -58,7 +63,113 @@ void PrintCastResult(const Context& c, int64_t tick, int64_t fraction, const v1:
   for (const v1::Hit& h : r.hits()) std::printf("  %s\n", HitText(h).c_str());
 }
 
+// Moving the query shape by this much (-normal * depth) leaves it touching.
+v1::Vec2 PushOut(const v1::OverlapContact& k) {
+  const double depth = client::ToDouble(k.depth());
+  return client::MakeVec2(-client::ToDouble(k.normal().x()) * depth, -client::ToDouble(k.normal().y()) * depth);
+}
+
+void PrintContacts(const Context& c, int64_t tick, int64_t fraction, const v1::OverlapResult& r) {
+  if (c.json) {
+    Json list = Json::array();
+    for (int i = 0; i < r.shapes_size() && i < r.contacts_size(); ++i) {
+      const v1::OverlapContact& k = r.contacts(i);
+      Json points = Json::array(), raw_points = Json::array();
+      for (const v1::Vec2& p : k.points()) {
+        points.push_back(VecJson(p));
+        raw_points.push_back(VecRaw(p));
+      }
+      list.push_back({{"body_id", r.shapes(i).body_id()},
+                      {"shape_index", r.shapes(i).shape_index()},
+                      {"normal", VecJson(k.normal())},
+                      {"depth", client::ToDouble(k.depth())},
+                      {"points", points},
+                      {"push_out", VecJson(PushOut(k))},
+                      {"raw", {{"normal", VecRaw(k.normal())}, {"depth", k.depth()}, {"points", raw_points}}}});
+    }
+    PrintJson({{"world", c.world}, {"tick", tick}, {"tick_fraction", fraction}, {"contacts", list}});
+    return;
+  }
+  std::printf("world %s, %s: %d shape(s) overlap\n", c.world.c_str(), TickText(tick, fraction).c_str(), r.shapes_size());
+  for (int i = 0; i < r.shapes_size() && i < r.contacts_size(); ++i) {
+    const v1::OverlapContact& k = r.contacts(i);
+    std::string points;
+    for (const v1::Vec2& p : k.points()) points += " " + VecText(p);
+    std::printf("  body %" PRIu64 " shape %u  depth %.10g  normal %s  push-out %s  point(s)%s\n", r.shapes(i).body_id(),
+                r.shapes(i).shape_index(), client::ToDouble(k.depth()), VecText(k.normal()).c_str(),
+                VecText(PushOut(k)).c_str(), points.c_str());
+  }
+}
+
+void PrintDistances(const Context& c, int64_t tick, int64_t fraction, const v1::DistanceResult& r) {
+  if (c.json) {
+    Json list = Json::array();
+    for (const v1::DistanceHit& h : r.hits()) {
+      list.push_back({{"body_id", h.body_id()},
+                      {"shape_index", h.shape_index()},
+                      {"user_tag", h.user_tag()},
+                      {"distance", client::ToDouble(h.distance())},
+                      {"point_query", VecJson(h.point_query())},
+                      {"point_body", VecJson(h.point_body())},
+                      {"normal", VecJson(h.normal())},
+                      {"depth", client::ToDouble(h.depth())},
+                      {"raw",
+                       {{"distance", h.distance()},
+                        {"point_query", VecRaw(h.point_query())},
+                        {"point_body", VecRaw(h.point_body())},
+                        {"normal", VecRaw(h.normal())},
+                        {"depth", h.depth()}}}});
+    }
+    PrintJson({{"world", c.world}, {"tick", tick}, {"tick_fraction", fraction}, {"hits", list}});
+    return;
+  }
+  std::printf("world %s, %s: %d body(ies) near\n", c.world.c_str(), TickText(tick, fraction).c_str(), r.hits_size());
+  for (const v1::DistanceHit& h : r.hits()) {
+    std::printf("  body %" PRIu64 " shape %u  distance %.10g  from %s to %s  normal %s", h.body_id(), h.shape_index(),
+                client::ToDouble(h.distance()), VecText(h.point_query()).c_str(), VecText(h.point_body()).c_str(),
+                VecText(h.normal()).c_str());
+    if (h.depth() != 0) std::printf("  overlapping, depth %.10g", client::ToDouble(h.depth()));
+    std::printf("\n");
+  }
+}
+
 }  // namespace
+
+int RunDistance(const Context& c) {
+  std::vector<double> v;
+  if (auto e = Numbers(*c.args, 0, {{"X", kCoordinate}, {"Y", kCoordinate}}, &v)) return Usage(c, *e);
+  v1::DistanceRequest request;
+  if (auto e = AtFlag(*c.args, &request)) return Usage(c, *e);
+  request.set_world_id(c.world);
+  v1::DistanceQuery* q = request.add_queries();
+  if (auto e = ShapeFromFlags(*c.args, q->mutable_shape()->mutable_shape())) return Usage(c, *e);
+  *q->mutable_shape()->mutable_transform() = client::MakeTransform(v[0], v[1]);
+  double max_distance = 100;
+  if (c.args->Has("max_distance")) {
+    if (auto e = ParseUnits("--max_distance", c.args->Get("max_distance", ""), kTranslation, &max_distance)) {
+      return Usage(c, *e);
+    }
+  }
+  q->set_max_distance(client::ToRaw(max_distance));
+  if (c.args->Has("max_results")) {
+    const std::string text = c.args->Get("max_results", "");
+    char* end = nullptr;
+    const unsigned long n = std::strtoul(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0' || n < 1 || n > kMaxDistanceResults) {
+      return Usage(c, "--max_results must be a whole number in 1.." + std::to_string(kMaxDistanceResults));
+    }
+    q->set_max_results(static_cast<uint32_t>(n));
+  } else {
+    q->set_max_results(8);
+  }
+  absl::StatusOr<v1::DistanceResponse> reply = c.client->Distance(request);
+  if (!reply.ok()) return Fail(c, reply.status());
+  if (reply->results_size() != 1) {
+    return Fail(c, absl::InternalError("the server sent " + std::to_string(reply->results_size()) + " results for one query"));
+  }
+  PrintDistances(c, reply->tick(), reply->tick_fraction(), reply->results(0));
+  return 0;
+}
 
 int RunRay(const Context& c) {
   std::vector<double> v;
@@ -101,9 +212,16 @@ int RunOverlap(const Context& c) {
     e = "'" + p[0] + "' is not a query kind: point, aabb or circle";
   }
   if (e) return Usage(c, *e);
+  const bool contacts = c.args->Has("contacts");
+  if (contacts && p[0] != "circle") return Usage(c, "--contacts needs a shape: circle X Y R");
+  request.set_want_contacts(contacts);
   absl::StatusOr<v1::OverlapResponse> reply = c.client->Overlap(request);
   if (!reply.ok()) return Fail(c, reply.status());
   const v1::OverlapResult& r = reply->results(0);
+  if (contacts) {
+    PrintContacts(c, reply->tick(), reply->tick_fraction(), r);
+    return 0;
+  }
   if (c.json) {
     Json shapes = Json::array();
     for (const v1::ShapeRef& s : r.shapes()) shapes.push_back({{"body_id", s.body_id()}, {"shape_index", s.shape_index()}});

@@ -8,6 +8,7 @@ namespace arbiter::cli {
 
 int RunRay(const Context& c);
 int RunOverlap(const Context& c);
+int RunDistance(const Context& c);
 int RunSweep(const Context& c);
 int RunValidate(const Context& c);
 

@@ -11,6 +11,7 @@
 // reply's tick is the first part's); for AddBodies, RemoveBodies and
 // UpdateBodies each part is all-or-nothing, the whole is not.
 
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -19,9 +20,14 @@ import * as protoLoader from '@grpc/proto-loader';
 
 import { Wire } from './wire.js';
 
-const DEFAULT_PROTO_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../proto');
+// An installed package (npm pack, whose prepack copies them) ships the
+// .proto files in proto/; in the repository they are ../../proto.
+const PACKAGE_DIR = path.dirname(fileURLToPath(import.meta.url));
+const DEFAULT_PROTO_DIR = existsSync(path.join(PACKAGE_DIR, 'proto', 'arbiter', 'v1', 'arbiter.proto'))
+  ? path.join(PACKAGE_DIR, 'proto')
+  : path.resolve(PACKAGE_DIR, '../../proto');
 const DEFAULT_MESSAGE_BYTES = 64 << 20;
-/** The call metadata naming a call's world (README, Fleet). */
+/** The call metadata naming a call's world (docs/fleet.md). */
 export const WORLD_METADATA_KEY = 'x-arbiter-world';
 const FIELD = /^([A-Za-z_]\w*(?:\[\d+\])?(?:\.[A-Za-z_]\w*(?:\[\d+\])?)*): ([\s\S]*)$/;
 
@@ -42,7 +48,7 @@ export class ArbiterError extends Error {
 // Which repeated field of a request is its batch, for splitting.
 const BATCHES = {
   AddBodies: 'bodies', RemoveBodies: 'body_ids', UpdateBodies: 'updates', CastRays: 'rays',
-  Overlap: 'queries', CastShapes: 'casts', MoveShapes: 'moves',
+  Overlap: 'queries', CastShapes: 'casts', MoveShapes: 'moves', Distance: 'queries',
 };
 
 export class ArbiterClient {
@@ -156,6 +162,10 @@ export class ArbiterClient {
   }
   overlap(request) {
     return this.batched('Overlap', request, (r) => ({ ...r[0], results: r.flatMap((x) => x.results) }));
+  }
+  /** Distance: the bodies nearest each placed shape, nearest first; one result per query. */
+  distance(request) {
+    return this.batched('Distance', request, (r) => ({ ...r[0], results: r.flatMap((x) => x.results) }));
   }
   castShapes(request) {
     return this.batched('CastShapes', request, (r) => ({ ...r[0], results: r.flatMap((x) => x.results) }));

@@ -97,8 +97,44 @@ export interface CastRaysResponse { tick: Long; tick_fraction: Raw; results: Cas
 export interface ShapeQuery { shape: Shape; transform?: Transform }
 export type OverlapQuery = { point: Vec2 } | { aabb: Aabb } | { shape: ShapeQuery };
 export interface ShapeRef { body_id: Long; shape_index: number }
-export interface OverlapRequest { world_id: string; filter?: QueryFilter; queries: OverlapQuery[]; at?: PastTick }
-export interface OverlapResponse { tick: Long; tick_fraction: Raw; results: { shapes: ShapeRef[] }[] }
+export interface OverlapRequest {
+  world_id: string; filter?: QueryFilter; queries: OverlapQuery[]; at?: PastTick;
+  /** Also each overlap's normal, depth and points (shape queries only). */
+  want_contacts?: boolean;
+}
+/** The way out of an overlap: moving the query shape by -normal * depth leaves it touching. */
+export interface OverlapContact {
+  /** Unit, from the query shape towards the body. */
+  normal: Vec2;
+  /** >= 0; 0 when touching. */
+  depth: Raw;
+  /** 1 or 2 points midway between the surfaces. */
+  points: Vec2[];
+}
+export interface OverlapResponse {
+  tick: Long; tick_fraction: Raw;
+  /** contacts[i] belongs to shapes[i] (want_contacts), else empty. */
+  results: { shapes: ShapeRef[]; contacts: OverlapContact[] }[];
+}
+export interface DistanceQuery {
+  shape: ShapeQuery;
+  /** Units, raw, in [0, 2^30]. */
+  max_distance?: Raw;
+  /** 0..256; 0 or absent: 1. */
+  max_results?: number;
+}
+export interface DistanceRequest { world_id: string; filter?: QueryFilter; queries: DistanceQuery[]; at?: PastTick }
+export interface DistanceHit {
+  body_id: Long; shape_index: number; user_tag: Long;
+  /** 0 when overlapping. */
+  distance: Raw;
+  point_query: Vec2; point_body: Vec2;
+  /** Unit, query towards body; when overlapping the contact's normal. */
+  normal: Vec2;
+  /** The overlap's depth; 0 when apart. */
+  depth: Raw;
+}
+export interface DistanceResponse { tick: Long; tick_fraction: Raw; results: { hits: DistanceHit[] }[] }
 export interface ShapeCast { shape: Shape; transform?: Transform; translation?: Vec2 }
 export interface CastShapesRequest { world_id: string; mode: CastMode; filter?: QueryFilter; casts: ShapeCast[]; at?: PastTick }
 export interface CastShapesResponse { tick: Long; tick_fraction: Raw; results: CastResult[] }
@@ -239,6 +275,7 @@ export class ArbiterClient {
   castRays(request: CastRaysRequest): Promise<CastRaysResponse>;
   overlap(request: OverlapRequest): Promise<OverlapResponse>;
   castShapes(request: CastShapesRequest): Promise<CastShapesResponse>;
+  distance(request: DistanceRequest): Promise<DistanceResponse>;
   validateHit(request: ValidateHitRequest): Promise<ValidateHitResponse>;
   /** Split by max_batch over claims and their positions together; judgements in request order. */
   validateMove(request: ValidateMoveRequest): Promise<ValidateMoveResponse>;
@@ -266,6 +303,8 @@ export function body(id: LongIn, type: 'static' | 'kinematic' | 'dynamic', posit
   extra?: Partial<BodyDef>): BodyDef;
 export function ray(origin: [number, number], translation: [number, number]): Ray;
 export function shapeMove(shape: Shape, position: [number, number], translation: [number, number]): ShapeMove;
+export function shapeQuery(shape: Shape, position?: [number, number]): ShapeQuery;
+export function distanceQuery(shape: Shape, position: [number, number], maxDistance: number, maxResults?: number): DistanceQuery;
 export function moveClaim(bodyId: LongIn, tick: LongIn, positions: [number, number][], shapeIndex?: number): MoveClaim;
 
 /** One world of a fleet and the instance ("host:port") holding it. */

@@ -1,5 +1,7 @@
 // arbiter-client: the Node client of the Arbiter collision service.
 export { ArbiterClient, ArbiterError } from './client.js';
 export { listFleetWorlds } from './fleet.js';
-export { body, box, capsule, chain, circle, moveClaim, polygon, ray, segment, shapeMove, vec2 } from './shapes.js';
+export {
+  body, box, capsule, chain, circle, distanceQuery, moveClaim, polygon, ray, segment, shapeMove, shapeQuery, vec2,
+} from './shapes.js';
 export { fixedFromDouble, fromUnits, rawOf, toUnits, RAW_MAX, RAW_MIN } from './units.js';

@@ -59,6 +59,19 @@ export function shapeMove(shape, [x, y], [tx, ty]) {
   return { shape, transform: { position: vec2(x, y, 'transform.position') }, translation: vec2(tx, ty, 'translation') };
 }
 
+/** A ShapeQuery: `shape` placed at [x, y] (Overlap's { shape } kind, DistanceQuery.shape). */
+export function shapeQuery(shape, [x, y] = [0, 0]) {
+  return { shape, transform: { position: vec2(x, y, 'transform.position') } };
+}
+
+/**
+ * A DistanceQuery: the bodies within `maxDistance` units of `shape` placed at [x, y], nearest first,
+ * at most `maxResults` (1..256).
+ */
+export function distanceQuery(shape, [x, y], maxDistance, maxResults = 1) {
+  return { shape: shapeQuery(shape, [x, y]), max_distance: fromUnits(maxDistance, 'max_distance'), max_results: maxResults };
+}
+
 /** A MoveClaim: body `bodyId` (its shape `shapeIndex`) claims to be at `positions` ([x, y] units) at tick + 1, tick + 2, ... */
 export function moveClaim(bodyId, tick, positions, shapeIndex = 0) {
   return {

@@ -66,6 +66,7 @@ ARBITER_CLIENT_UNARY(Restore, RestoreRequest, RestoreResponse)
 ARBITER_CLIENT_UNARY(ValidateHit, ValidateHitRequest, ValidateHitResponse)
 ARBITER_CLIENT_UNARY(ValidateMove, ValidateMoveRequest, ValidateMoveResponse)
 ARBITER_CLIENT_UNARY(MoveShapes, MoveShapesRequest, MoveShapesResponse)
+ARBITER_CLIENT_UNARY(Distance, DistanceRequest, DistanceResponse)
 ARBITER_CLIENT_UNARY(ReportHashes, ReportHashesRequest, ReportHashesResponse)
 
 #undef ARBITER_CLIENT_UNARY
@@ -315,6 +316,27 @@ absl::StatusOr<v1::OverlapResult> ArbiterClient::OverlapOne(const std::string& w
   *request.add_queries() = query;
   if (at) *request.mutable_at() = *at;
   return OnlyResult<v1::OverlapResult>(Overlap(request), "Overlap");
+}
+
+absl::StatusOr<v1::OverlapResult> ArbiterClient::OverlapContacts(const std::string& world_id,
+                                                                 const v1::OverlapQuery& query,
+                                                                 const std::optional<v1::PastTick>& at) {
+  v1::OverlapRequest request;
+  request.set_world_id(world_id);
+  request.set_want_contacts(true);
+  *request.add_queries() = query;
+  if (at) *request.mutable_at() = *at;
+  return OnlyResult<v1::OverlapResult>(Overlap(request), "Overlap");
+}
+
+absl::StatusOr<v1::DistanceResult> ArbiterClient::DistanceOne(const std::string& world_id,
+                                                              const v1::DistanceQuery& query,
+                                                              const std::optional<v1::PastTick>& at) {
+  v1::DistanceRequest request;
+  request.set_world_id(world_id);
+  *request.add_queries() = query;
+  if (at) *request.mutable_at() = *at;
+  return OnlyResult<v1::DistanceResult>(Distance(request), "Distance");
 }
 
 absl::StatusOr<v1::CastResult> ArbiterClient::CastShape(const std::string& world_id, const v1::ShapeCast& cast,

@@ -35,10 +35,15 @@ const LAYOUT = {
   shapeRef: 16,
   aabb: 32,
   tickEvents: 32,
-  contactEvent: 72,
-  sensorEvent: 32,
+  contactEvent: 88,
+  sensorEvent: 48,
   transform: 32,
   worldDef: 24,
+  overlapContact: 88,
+  overlapContactNormal: 24,
+  overlapContactDepth: 40,
+  overlapContactPoints: 56,
+  distanceHit: 88,
 };
 const SHAPE_DEF = { size: 360, shapeUnion: 8, userTag: 344, isSensor: 352 };
 const BODY_DEF = { size: 112, transform: 8, velocity: 40, angular: 56, shapes: 88, shapeCount: 92, type: 96, bullet: 100 };
@@ -273,8 +278,12 @@ class World {
         point: this.a.vec(p + 32),
         normal: this.a.vec(p + 48),
         approachSpeed: this.a.i64(p + 64),
+        userTagA: this.a.u64(p + 72),
+        userTagB: this.a.u64(p + 80),
       });
-      const sensor = (p) => ({ sensor: this.a.ref(p), visitor: this.a.ref(p + 16) });
+      const sensor = (p) => ({
+        sensor: this.a.ref(p), visitor: this.a.ref(p + 16), sensorUserTag: this.a.u64(p + 32), visitorUserTag: this.a.u64(p + 40),
+      });
       return {
         tick: this.tick(),
         contactBegin: list(0, LAYOUT.contactEvent, contact),
@@ -353,19 +362,78 @@ class World {
       const b = s.alloc(LAYOUT.aabb);
       this.a.setVec(b, box.lower);
       this.a.setVec(b + 16, box.upper);
-      const count = s.alloc(4);
-      let capacity = 64;
-      for (;;) {
-        const refs = s.alloc(LAYOUT.shapeRef * capacity);
-        const status = this.m._arb_world_overlap_aabb(this.handle, b, 0, refs, capacity, count, err);
-        const n = this.a.view().getUint32(count, true);
-        if (status === 100 && n > capacity) {
-          capacity = n;
-          continue;
-        }
-        this.a.check(status, err);
-        return Array.from({ length: n }, (_, i) => this.a.ref(refs + LAYOUT.shapeRef * i));
-      }
+      return this.list(s, err, LAYOUT.shapeRef, (out, capacity, count) =>
+        this.m._arb_world_overlap_aabb(this.handle, b, 0, out, capacity, count, err), (p) => this.a.ref(p));
     });
+  }
+
+  /**
+   * Each shape overlapping `shape` (a shape description, as in addBodies) placed at `transform`
+   * ({p, q?}), with the way out: {bodyId, shapeIndex, userTag, normal (unit, from the query shape
+   * towards the body), depth (>= 0), points (1 or 2, midway between the surfaces)}. Moving the
+   * query shape by -normal * depth leaves it touching.
+   */
+  overlapShapeContacts(shape, transform) {
+    return this.a.call((s, err) => {
+      const sh = s.alloc(SHAPE_DEF.size);
+      this.a.writeShapeDef(s, err, sh, shape);
+      const xf = s.alloc(LAYOUT.transform);
+      this.a.setTransform(xf, transform);
+      return this.list(s, err, LAYOUT.overlapContact, (out, capacity, count) =>
+        this.m._arb_world_overlap_shape_contacts(this.handle, sh, xf, 0, out, capacity, count, err), (p) => {
+        const n = this.a.view().getInt32(p + LAYOUT.overlapContactPoints - 8, true);
+        return {
+          ...this.a.ref(p),
+          userTag: this.a.u64(p + 16),
+          normal: this.a.vec(p + LAYOUT.overlapContactNormal),
+          depth: this.a.i64(p + LAYOUT.overlapContactDepth),
+          points: Array.from({ length: n }, (_, i) => this.a.vec(p + LAYOUT.overlapContactPoints + 16 * i)),
+        };
+      });
+    });
+  }
+
+  /**
+   * The bodies within maxDistance (raw) of `shape` placed at `transform`, nearest first, each
+   * once, at most maxResults (1..256): {bodyId, shapeIndex, userTag, distance (0 when
+   * overlapping), pointQuery, pointBody, normal (unit, query towards body), depth (when
+   * overlapping)}.
+   */
+  distance(shape, transform, maxDistance, maxResults = 1) {
+    return this.a.call((s, err) => {
+      const sh = s.alloc(SHAPE_DEF.size);
+      this.a.writeShapeDef(s, err, sh, shape);
+      const xf = s.alloc(LAYOUT.transform);
+      this.a.setTransform(xf, transform);
+      return this.list(s, err, LAYOUT.distanceHit, (out, capacity, count) =>
+        this.m._arb_world_distance(this.handle, sh, xf, BigInt(maxDistance), maxResults, 0, out, capacity, count, err),
+      (p) => ({
+        ...this.a.ref(p),
+        userTag: this.a.u64(p + 16),
+        distance: this.a.i64(p + 24),
+        pointQuery: this.a.vec(p + 32),
+        pointBody: this.a.vec(p + 48),
+        normal: this.a.vec(p + 64),
+        depth: this.a.i64(p + 80),
+      }));
+    });
+  }
+
+  // A list the C interface writes into a caller's buffer: grown to the size
+  // it asks for (ARB_BUFFER_TOO_SMALL) and read with `read(pointer)`.
+  list(s, err, size, call, read) {
+    const count = s.alloc(4);
+    let capacity = 64;
+    for (;;) {
+      const out = s.alloc(size * capacity);
+      const status = call(out, capacity, count);
+      const n = this.a.view().getUint32(count, true);
+      if (status === 100 && n > capacity) {
+        capacity = n;
+        continue;
+      }
+      this.a.check(status, err);
+      return Array.from({ length: n }, (_, i) => read(out + size * i));
+    }
   }
 }

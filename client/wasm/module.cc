@@ -23,6 +23,11 @@ constexpr int32_t kLayout[] = {
     sizeof(arb_sensor_event),
     sizeof(arb_transform),
     sizeof(arb_world_def),
+    sizeof(arb_overlap_contact),
+    offsetof(arb_overlap_contact, normal),
+    offsetof(arb_overlap_contact, depth),
+    offsetof(arb_overlap_contact, points),
+    sizeof(arb_distance_hit),
 };
 
 }  // namespace

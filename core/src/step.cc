@@ -60,6 +60,27 @@ void SetUpBodies(const World::Impl& w, StepState* st) {
 
 bool EventLess(const ContactEvent& x, const ContactEvent& y) { return x.a != y.a ? x.a < y.a : x.b < y.b; }
 
+// A live shape's user_tag; 0 when its body was removed (an end event's).
+uint64_t UserTag(const World::Impl& w, const ShapeRef& ref) {
+  const BodyRecord* body = w.Find(ref.body_id);
+  if (body == nullptr || ref.shape_index >= body->shape_count) return 0;
+  return w.shapes[body->first_shape + ref.shape_index].user_tag;
+}
+
+void TagContacts(const World::Impl& w, std::vector<ContactEvent>* list) {
+  for (ContactEvent& e : *list) {
+    e.user_tag_a = UserTag(w, e.a);
+    e.user_tag_b = UserTag(w, e.b);
+  }
+}
+
+void TagSensors(const World::Impl& w, std::vector<SensorEvent>* list) {
+  for (SensorEvent& e : *list) {
+    e.sensor_user_tag = UserTag(w, e.sensor);
+    e.visitor_user_tag = UserTag(w, e.visitor);
+  }
+}
+
 void ReportEvents(const World::Impl& w, StepState* st, const std::vector<SensorEvent>& sensors, TickEvents* events) {
   *events = TickEvents();
   std::set_difference(sensors.begin(), sensors.end(), w.sensor_overlaps.begin(), w.sensor_overlaps.end(),
@@ -70,6 +91,10 @@ void ReportEvents(const World::Impl& w, StepState* st, const std::vector<SensorE
   std::sort(st->end_events.begin(), st->end_events.end(), EventLess);
   events->contact_begin = std::move(st->begin_events);
   events->contact_end = std::move(st->end_events);
+  TagContacts(w, &events->contact_begin);
+  TagContacts(w, &events->contact_end);
+  TagSensors(w, &events->sensor_enter);
+  TagSensors(w, &events->sensor_exit);
 }
 
 }  // namespace

@@ -156,6 +156,13 @@ Status ValidateAabb(const Aabb& box, const char* field) {
   return OkStatus();
 }
 
+Status ValidateMaxDistance(Fixed max_distance, const char* field) {
+  if (max_distance < kFixedZero || max_distance > kMaxQueryTranslation) {
+    return OutOfRangeError(std::string(field) + ": must be in [0, 2^30] units");
+  }
+  return OkStatus();
+}
+
 Status ValidateMoveInput(const MoveInput& input, const char* field) {
   using internal::Field;
   const std::string f(field);

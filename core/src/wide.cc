@@ -8,9 +8,7 @@ namespace {
 // of Hacker's Delight's divlu (Warren, 2nd ed., 9-4).
 uint64_t DivU128ByU64(uint64_t hi, uint64_t lo, uint64_t d, uint64_t* rem) {
 #if ARBITER_NATIVE_INT128
-  const unsigned __int128 n = (static_cast<unsigned __int128>(hi) << 64) | lo;
-  *rem = static_cast<uint64_t>(n % d);
-  return static_cast<uint64_t>(n / d);
+  return wide_internal::DivU128ByU64Fits((static_cast<unsigned __int128>(hi) << 64) | lo, d, rem);
 #else
   constexpr uint64_t kBase = uint64_t{1} << 32;
   const int s = std::countl_zero(d);
@@ -39,36 +37,7 @@ uint64_t DivU128ByU64(uint64_t hi, uint64_t lo, uint64_t d, uint64_t* rem) {
 #endif
 }
 
-// floor(a / d) and the matching remainder, with a - q * d in [0, d) for d > 0
-// and in (d, 0] for d < 0.
-struct DivMod {
-  Int128 quotient;
-  Int128 remainder;
-};
-
-#if ARBITER_NATIVE_INT128
-
-__int128 ToNative(Int128 v) {
-  return static_cast<__int128>((static_cast<unsigned __int128>(v.hi()) << 64) | v.lo());
-}
-Int128 FromNative(__int128 v) {
-  const auto u = static_cast<unsigned __int128>(v);
-  return Int128::FromWords(static_cast<uint64_t>(u >> 64), static_cast<uint64_t>(u));
-}
-
-DivMod FloorDivMod(Int128 a, int64_t d) {
-  const __int128 n = ToNative(a);
-  __int128 q = n / d;  // |n| < 2^127 and d != 0, so no overflow.
-  __int128 r = n % d;
-  if (r != 0 && ((r < 0) != (d < 0))) {
-    q -= 1;
-    r += d;
-  }
-  return {FromNative(q), FromNative(r)};
-}
-
-#else
-
+#if !ARBITER_NATIVE_INT128
 // Restoring long division of a 128-bit magnitude by a 64-bit one.
 void UnsignedDivMod(uint64_t n_hi, uint64_t n_lo, uint64_t d, uint64_t& q_hi, uint64_t& q_lo,
                     uint64_t& rem) {
@@ -90,7 +59,11 @@ void UnsignedDivMod(uint64_t n_hi, uint64_t n_lo, uint64_t d, uint64_t& q_hi, ui
   }
   rem = r;
 }
+#endif  // !ARBITER_NATIVE_INT128
 
+}  // namespace
+
+#if !ARBITER_NATIVE_INT128
 DivMod FloorDivMod(Int128 a, int64_t d) {
   const bool neg_a = a.IsNegative();
   const bool neg_d = d < 0;
@@ -114,10 +87,6 @@ DivMod FloorDivMod(Int128 a, int64_t d) {
   return {q, rem};
 }
 
-#endif
-
-}  // namespace
-
 Int128 DivFloor(Int128 a, int64_t d) { return FloorDivMod(a, d).quotient; }
 
 Int128 DivRoundNearest(Int128 a, int64_t d) {
@@ -128,6 +97,7 @@ Int128 DivRoundNearest(Int128 a, int64_t d) {
   const bool up = d > 0 ? qr.remainder >= rest : qr.remainder <= rest;
   return up ? qr.quotient + Int128(1) : qr.quotient;
 }
+#endif  // !ARBITER_NATIVE_INT128
 
 uint64_t ISqrtFloor(Int128 a) {
   if (a.IsNegative() || a.IsZero()) return 0;

@@ -414,6 +414,23 @@ void ToProto(const CastHit& hit, v1::Hit* out) {
   ToProto(hit.normal, out->mutable_normal());
 }
 
+void ToProto(const OverlapContact& contact, v1::OverlapContact* out) {
+  ToProto(contact.normal, out->mutable_normal());
+  out->set_depth(contact.depth.raw());
+  for (int32_t i = 0; i < contact.point_count; ++i) ToProto(contact.points[i], out->add_points());
+}
+
+void ToProto(const DistanceHit& hit, v1::DistanceHit* out) {
+  out->set_body_id(hit.shape.body_id);
+  out->set_shape_index(hit.shape.shape_index);
+  out->set_user_tag(hit.user_tag);
+  out->set_distance(hit.distance.raw());
+  ToProto(hit.point_query, out->mutable_point_query());
+  ToProto(hit.point_body, out->mutable_point_body());
+  ToProto(hit.normal, out->mutable_normal());
+  out->set_depth(hit.depth.raw());
+}
+
 void ToProto(const BodyView& body, v1::BodyState* out) {
   out->set_id(body.id);
   out->set_type(ToProto(body.type));
@@ -431,11 +448,15 @@ void ContactToProto(const ContactEvent& e, v1::ContactEvent* out) {
   ToProto(e.point, out->mutable_point());
   ToProto(e.normal, out->mutable_normal());
   out->set_approach_speed(e.approach_speed.raw());
+  out->set_user_tag_a(e.user_tag_a);
+  out->set_user_tag_b(e.user_tag_b);
 }
 
 void SensorToProto(const SensorEvent& e, v1::SensorEvent* out) {
   ToProto(e.sensor, out->mutable_sensor());
   ToProto(e.visitor, out->mutable_visitor());
+  out->set_sensor_user_tag(e.sensor_user_tag);
+  out->set_visitor_user_tag(e.visitor_user_tag);
 }
 
 }  // namespace

@@ -228,6 +228,7 @@ static void test_step(arb_world* world) {
       ++begun;
       CHECK(events.contact_begin[0].a.body_id == 1 && events.contact_begin[0].b.body_id == 2);
       CHECK(events.contact_begin[0].normal.y == ONE && events.contact_begin[0].approach_speed > 0);
+      CHECK(events.contact_begin[0].user_tag_a == 100); /* the ground's shape */
     }
   }
   CHECK(begun == 1);
@@ -376,12 +377,61 @@ static void test_chains(void) {
   arb_world_destroy(world);
 }
 
+/* A disk sunk 0.5 into a box's top, and the nearest bodies to a disk. */
+static void test_contacts_and_distance(void) {
+  arb_shape_def box, ball;
+  arb_body_def bodies[2];
+  arb_world_def def;
+  arb_world* world = NULL;
+  arb_shape disk;
+  arb_overlap_contact contacts[4];
+  arb_distance_hit near[4];
+  const arb_transform sunk = {{0, 3 * ONE / 2}, {ONE, 0}};
+  const arb_transform between = {{6 * ONE, 0}, {ONE, 0}};
+  size_t count = 0;
+  arb_shape_def_init(&box);
+  box.shape.type = ARB_SHAPE_POLYGON;
+  CHECK(arb_make_offset_box(2 * ONE, ONE, &(arb_vec2){0, 0}, &(arb_rot){ONE, 0}, &box.shape.u.polygon, &err) == ARB_OK);
+  arb_shape_def_init(&ball);
+  arb_body_def_init(&bodies[0]);
+  bodies[0].id = 7;
+  bodies[0].shapes = &box;
+  bodies[0].shape_count = 1;
+  arb_body_def_init(&bodies[1]);
+  bodies[1].id = 9;
+  bodies[1].transform.p.x = 10 * ONE;
+  bodies[1].shapes = &ball;
+  bodies[1].shape_count = 1;
+  arb_world_def_init(&def);
+  CHECK(arb_world_create(&def, &world, &err) == ARB_OK);
+  CHECK(arb_world_add_bodies(world, bodies, 2, &err) == ARB_OK);
+  memset(&disk, 0, sizeof disk);
+  disk.type = ARB_SHAPE_CIRCLE;
+  disk.u.circle.radius = ONE;
+  CHECK(arb_world_overlap_shape_contacts(world, &disk, &sunk, NULL, contacts, 4, &count, &err) == ARB_OK);
+  CHECK(count == 1 && contacts[0].shape.body_id == 7 && contacts[0].normal.x == 0 && contacts[0].normal.y == -ONE);
+  CHECK(contacts[0].depth == ONE / 2 && contacts[0].point_count == 1 && contacts[0].points[0].y == 3 * ONE / 4);
+  CHECK_ERROR(arb_world_overlap_shape_contacts(world, &disk, &sunk, NULL, contacts, 0, &count, &err),
+              ARB_BUFFER_TOO_SMALL, "contacts: 1 needed");
+  CHECK(arb_world_distance(world, &disk, &between, 10 * ONE, 4, NULL, near, 4, &count, &err) == ARB_OK);
+  CHECK(count == 2 && near[0].shape.body_id == 9 && near[0].distance == 2 * ONE && near[1].distance == 3 * ONE);
+  CHECK(near[0].point_query.x == 7 * ONE && near[0].point_body.x == 9 * ONE && near[0].normal.x == ONE);
+  CHECK(arb_world_distance(world, &disk, &sunk, 0, 1, NULL, near, 4, &count, &err) == ARB_OK);
+  CHECK(count == 1 && near[0].distance == 0 && near[0].depth == ONE / 2);
+  CHECK_ERROR(arb_world_distance(world, &disk, &sunk, -1, 1, NULL, near, 4, &count, &err), ARB_OUT_OF_RANGE,
+              "max_distance: must be in [0, 2^30] units");
+  CHECK_ERROR(arb_world_distance(world, &disk, &sunk, ONE, 0, NULL, near, 4, &count, &err), ARB_OUT_OF_RANGE,
+              "max_results: must be in 1..256");
+  arb_world_destroy(world);
+}
+
 int main(void) {
   arb_world* world;
   test_status_names();
   test_raw();
   test_shapes();
   test_chains();
+  test_contacts_and_distance();
   world = make_world();
   test_inspection(world);
   test_mutations(world);

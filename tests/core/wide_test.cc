@@ -67,6 +67,39 @@ TEST(Int128, DivisionTiesRoundTowardPositiveInfinity) {
   EXPECT_EQ(DivFloor(Int128(-7), 2), Int128(-4));
 }
 
+// The native path divides with one divq when the quotient fits 64 bits and
+// with the library otherwise; both sides of that boundary, the extreme
+// divisors and both signs must agree with the compiler's own division.
+TEST(Int128, DivisionAtTheQuotientWidthBoundary) {
+  const int64_t divisors[] = {1, -1, 2, -2, 3, 7, -7, int64_t{1} << 32, (int64_t{1} << 62) + 5,
+                              INT64_MAX, INT64_MIN, INT64_MIN + 1, -(int64_t{1} << 40) - 3};
+  SplitMix64 rng(4);
+  for (const int64_t d : divisors) {
+    const unsigned __int128 mag_d = d < 0 ? 0 - static_cast<unsigned __int128>(static_cast<__int128>(d))
+                                          : static_cast<unsigned __int128>(d);
+    for (int k = 0; k < 400; ++k) {
+      // Magnitudes just below, at and just above |d| * 2^64, and random ones.
+      unsigned __int128 mag = mag_d << 64;
+      const uint64_t jitter = rng.Next() % 5;
+      switch (k % 4) {
+        case 0: mag -= 1 + jitter; break;
+        case 1: mag += jitter; break;
+        case 2: mag = (mag >> 1) + rng.Next(); break;
+        default: mag = (static_cast<unsigned __int128>(rng.Next()) << 64 | rng.Next()) >> (1 + rng.Next() % 100);
+      }
+      if (mag >= (static_cast<unsigned __int128>(1) << 126)) mag >>= 2;  // |a| < 2^127 with room
+      const __int128 na = (k & 1) ? -static_cast<__int128>(mag) : static_cast<__int128>(mag);
+      const Int128 a = Int128::FromWords(static_cast<uint64_t>(static_cast<unsigned __int128>(na) >> 64),
+                                         static_cast<uint64_t>(static_cast<unsigned __int128>(na)));
+      const __int128 q = FloorDiv(na, d);
+      ASSERT_EQ(Native(DivFloor(a, d)), q) << k << " / " << d;
+      const __int128 r = na - q * d;
+      const bool up = d > 0 ? 2 * r >= static_cast<__int128>(d) : 2 * r <= static_cast<__int128>(d);
+      ASSERT_EQ(Native(DivRoundNearest(a, d)), up ? q + 1 : q) << k << " / " << d;
+    }
+  }
+}
+
 TEST(Int128, CompareProductsIsExact) {
   SplitMix64 rng(3);
   for (int i = 0; i < 100000; ++i) {

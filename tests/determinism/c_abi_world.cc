@@ -257,13 +257,15 @@ void CAbiWorld::Step(TickEvents* events) {
   auto contacts = [](const arb_contact_event* in, uint32_t n) {
     std::vector<ContactEvent> out;
     for (const arb_contact_event& c : Copy(in, n)) {
-      out.push_back({Ref(c.a), Ref(c.b), V(c.point), V(c.normal), R(c.approach_speed)});
+      out.push_back({Ref(c.a), Ref(c.b), V(c.point), V(c.normal), R(c.approach_speed), c.user_tag_a, c.user_tag_b});
     }
     return out;
   };
   auto sensors = [](const arb_sensor_event* in, uint32_t n) {
     std::vector<SensorEvent> out;
-    for (const arb_sensor_event& s : Copy(in, n)) out.push_back({Ref(s.sensor), Ref(s.visitor)});
+    for (const arb_sensor_event& s : Copy(in, n)) {
+      out.push_back({Ref(s.sensor), Ref(s.visitor), s.sensor_user_tag, s.visitor_user_tag});
+    }
     return out;
   };
   events->contact_begin = contacts(t.contact_begin, t.contact_begin_count);

@@ -4,7 +4,7 @@
 // scenario and an overall digest; compares them with the committed
 // expected_digests.txt and exits non-zero on any mismatch. With a per-item
 // trace (--trace / --compare) it names the first tick, query or script that
-// differs. See --help and README.md ("Determinism").
+// differs. See --help and docs/determinism.md.
 #include <algorithm>
 #include <bit>
 #include <cstdio>

@@ -15,6 +15,7 @@
 //  - queries never change anything;
 //  - whatever a successful request leaves behind is a valid world: its
 //    snapshot restores to the same hash.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -311,6 +312,44 @@ bool Run(int kind, const uint8_t* data, size_t size, bool aim, Operations& ops, 
       v1::MoveShapesResponse reply;
       *status = RunRead(ops.PrepareMoveShapes(r, &reply));
       if (status->ok()) FUZZ_CHECK(reply.results_size() == r.moves_size());
+      return true;
+    }
+    case 18: {
+      v1::DistanceRequest r;
+      if (!Parse(data, size, aim, &r)) return false;
+      *shown = r.ShortDebugString();
+      *is_query = true;
+      v1::DistanceResponse reply;
+      *status = RunRead(ops.PrepareDistance(r, &reply));
+      if (status->ok()) {
+        FUZZ_CHECK(reply.results_size() == r.queries_size());
+        for (int i = 0; i < reply.results_size(); ++i) {
+          const uint32_t cap = std::max<uint32_t>(1, r.queries(i).max_results());
+          FUZZ_CHECK(static_cast<uint32_t>(reply.results(i).hits_size()) <= cap);
+          for (const v1::DistanceHit& h : reply.results(i).hits()) {
+            FUZZ_CHECK(h.distance() >= 0 && h.distance() <= r.queries(i).max_distance() && h.depth() >= 0);
+          }
+        }
+      }
+      return true;
+    }
+    case 19: {
+      v1::OverlapRequest r;
+      if (!Parse(data, size, aim, &r)) return false;
+      r.set_want_contacts(true);
+      *shown = r.ShortDebugString();
+      *is_query = true;
+      v1::OverlapResponse reply;
+      *status = RunRead(ops.PrepareOverlap(r, &reply));
+      if (status->ok()) {
+        FUZZ_CHECK(reply.results_size() == r.queries_size());
+        for (const v1::OverlapResult& result : reply.results()) {
+          FUZZ_CHECK(result.contacts_size() == result.shapes_size());
+          for (const v1::OverlapContact& c : result.contacts()) {
+            FUZZ_CHECK(c.depth() >= 0 && c.points_size() >= 1 && c.points_size() <= 2);
+          }
+        }
+      }
       return true;
     }
     default: return false;

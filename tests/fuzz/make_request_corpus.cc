@@ -255,6 +255,19 @@ int main(int argc, char** argv) {
   *move->mutable_translation() = Vec(10, -3);
   slide.mutable_at()->set_tick(2);
   ok &= Write(dir, "move_shapes", 17 | kAim, slide);
+  v1::DistanceRequest near;
+  v1::DistanceQuery* nq = near.add_queries();
+  *nq->mutable_shape()->mutable_shape() = WireCircle(0.5);
+  *nq->mutable_shape()->mutable_transform()->mutable_position() = Vec(-5, 2);
+  nq->set_max_distance(Fixed::FromInt(20).raw());
+  nq->set_max_results(3);
+  near.mutable_at()->set_tick(2);
+  ok &= Write(dir, "distance", 18 | kAim, near);
+  v1::OverlapRequest sunk;
+  v1::OverlapQuery* sq = sunk.add_queries();
+  *sq->mutable_shape()->mutable_shape() = WireCircle(1.5);
+  *sq->mutable_shape()->mutable_transform()->mutable_position() = Vec(-4, 2);
+  ok &= Write(dir, "overlap_contacts", 19 | kAim, sunk);
   if (!ok) {
     std::fprintf(stderr, "could not write every file to %s\n", dir.c_str());
     return 1;

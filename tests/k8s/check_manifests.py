@@ -8,7 +8,7 @@ known apiVersion/kind pairs and their required fields; every name a
 manifest refers to exists (selectors match pod labels, a StatefulSet's
 serviceName is a headless Service, volume mounts name volumes or claim
 templates, configMap and secret volumes name a ConfigMap or the Secret the
-README has you create, probes and Service targetPorts name declared
+docs/fleet.md has you create, probes and Service targetPorts name declared
 container ports, commands run files their mounts provide, kustomization
 resources exist); the nginx ConfigMap routes as
 docker/nginx/arbiter-fleet.conf.template does, over exactly the
@@ -52,7 +52,7 @@ KNOWN = {
     ('kustomize.config.k8s.io/v1beta1', 'Kustomization'): ['resources'],
 }
 
-# Secrets the README's walkthrough creates with kubectl (tokens are not
+# Secrets the walkthrough of docs/fleet.md creates with kubectl (tokens are not
 # kept in the repository).
 EXTERNAL_SECRETS = {'arbiter-tokens'}
 

@@ -21,9 +21,14 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# The README's first program is this example, verbatim.
-echo "== README's C++ package program = client/examples/first_program/main.cc"
-awk '/^## C\+\+ package/{on=1} on && /^```cpp$/{code=1; next} code && /^```$/{exit} code' "$source/README.md" >"$work/readme_program.cc"
+# The documented first program (between <!-- snippet: cpp-first-program -->
+# markers, in README.md or docs/*.md: exactly one) is this example, verbatim.
+echo "== the documented C++ package program = client/examples/first_program/main.cc"
+marker='<!-- snippet: cpp-first-program -->'
+count=$(cat "$source/README.md" "$source"/docs/*.md | grep -c -x -- "$marker" || true)
+[ "$count" = 1 ] || { echo "FAILED: snippet cpp-first-program appears $count times in README.md and docs/*.md, not once"; exit 1; }
+page=$(grep -l -x -- "$marker" "$source/README.md" "$source"/docs/*.md)
+awk -v marker="$marker" '$0 == marker {on=1; next} on && /^```cpp$/{code=1; next} code && /^```$/{exit} code' "$page" >"$work/readme_program.cc"
 diff -u "$source/client/examples/first_program/main.cc" "$work/readme_program.cc"
 
 echo "== install into $work/prefix"

@@ -299,6 +299,41 @@ TEST_F(CliServerTest, Export_WritesTheJournal_ThatReplayVerifies) {
 // move (MoveShapes): a disk sent into the wall whose face is at x = 5 stops
 // a skin (1/64) short of it; sent diagonally it slides along it; --at asks
 // the world before the wall was added.
+TEST_F(CliServerTest, OverlapContactsAndDistance_PrintTheWayOutAndTheNearest) {
+  ASSERT_EQ(Cli("create --world c --tick_hz 60 --history_ticks 120").exit_code, 0);
+  ASSERT_EQ(Cli("add --world c --id 7 --type static --position 0,0 --box 2,1").exit_code, 0);
+  ASSERT_EQ(Cli("add --world c --id 9 --type static --position 10,0 --circle 1").exit_code, 0);
+
+  CliResult r = Cli("overlap circle 0 1.5 1 --contacts --world c");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("1 shape(s) overlap"));
+  EXPECT_THAT(r.output, HasSubstr("body 7 shape 0  depth 0.5  normal (0, -1)  push-out (0, 0.5)  point(s) (0, 0.75)"));
+  Json j = CliJson("overlap circle 0 1.5 1 --contacts --world c");
+  ASSERT_EQ(j["contacts"].size(), 1u);
+  EXPECT_EQ(j["contacts"][0]["raw"]["depth"], int64_t{1} << 31);
+  EXPECT_EQ(j["contacts"][0]["push_out"][1], 0.5);
+  r = Cli("overlap point 0 0 --contacts --world c");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("--contacts needs a shape"));
+
+  r = Cli("distance 6 0 --circle 1 --max_distance 10 --world c");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("2 body(ies) near"));
+  EXPECT_THAT(r.output, HasSubstr("body 9 shape 0  distance 2  from (7, 0) to (9, 0)  normal (1, 0)"));
+  EXPECT_THAT(r.output, HasSubstr("body 7 shape 0  distance 3"));
+  j = CliJson("distance 0 1.5 --circle 1 --max_distance 0 --world c");
+  ASSERT_EQ(j["hits"].size(), 1u);
+  EXPECT_EQ(j["hits"][0]["distance"], 0.0);
+  EXPECT_EQ(j["hits"][0]["depth"], 0.5);
+  r = Cli("distance 6 0 --circle 1 --max_results 1 --world c");
+  EXPECT_THAT(r.output, HasSubstr("1 body(ies) near"));
+  r = Cli("distance 6 0 --circle 1 --max_results 999 --world c");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("--max_results must be a whole number in 1..256"));
+  r = Cli("distance 6 0 --world c");
+  EXPECT_EQ(r.exit_code, 2);
+}
+
 TEST_F(CliServerTest, Move_PrintsWhereTheShapeEndsAndWhatItMet) {
   ASSERT_EQ(Cli("create --world s --tick_hz 60 --history_ticks 120").exit_code, 0);
   ASSERT_EQ(Cli("step 5 --world s").exit_code, 0);

@@ -309,6 +309,75 @@ TEST(JournalTest, RecordedMoves_AreReplayedAndDoctoredAnswersAreFlagged) {
   EXPECT_NE(audit.queries[1].what.find("position"), std::string::npos) << audit.queries[1].what;
 }
 
+// A static box (half extents 2 x 1) at the origin and a kinematic disk of
+// radius 1 from (10, 0) moving +x one unit per tick, stepped 30 ticks.
+void ContactsArena(client::ArbiterClient& client, const std::string& id) {
+  v1::CreateWorldRequest create;
+  create.set_world_id(id);
+  create.set_tick_hz(60);
+  create.set_history_ticks(120);
+  *create.add_bodies() = client::MakeBody(7, v1::BODY_TYPE_STATIC, 0, 0, client::MakeBox(2, 1));
+  v1::BodyDef runner = client::MakeBody(8, v1::BODY_TYPE_KINEMATIC, 10, 0, client::MakeCircle(1));
+  *runner.mutable_linear_velocity() = client::MakeVec2(60, 0);
+  *create.add_bodies() = runner;
+  ASSERT_THAT(client.CreateWorld(create), IsOk());
+}
+
+void Step30(client::ArbiterClient& client, const std::string& id) {
+  v1::StepRequest step;
+  step.set_world_id(id);
+  step.set_ticks(30);
+  ASSERT_THAT(client.Step(step), IsOk());
+}
+
+TEST(JournalTest, RecordedContactsAndDistances_ReplayCleanAndDoctoredOnesAreFlagged) {
+  TempDir dir;
+  LiveServer server(JournaledOptions(dir, /*snapshot_every=*/4, /*queries=*/true));
+  ContactsArena(server.client(), "audit");
+  Step30(server.client(), "audit");
+  ASSERT_THAT(server.client().OverlapContacts("audit", client::MakeShapeQuery(client::MakeCircle(1), client::MakeTransform(0, 1.5))),
+              IsOk());
+  v1::DistanceQuery near;
+  *near.mutable_shape()->mutable_shape() = client::MakeCircle(1);
+  *near.mutable_shape()->mutable_transform() = client::MakeTransform(18, 0);
+  near.set_max_distance(Fixed::FromInt(5).raw());
+  near.set_max_results(4);
+  ASSERT_THAT(server.client().DistanceOne("audit", near, *client::MakePastTick(5)), IsOk());
+  Step30(server.client(), "audit");
+
+  const std::string file = Export(server.client(), "audit");
+  const server::ReplayReport clean = Verify(file);
+  EXPECT_TRUE(clean.ok()) << clean.divergence << (clean.queries.empty() ? "" : clean.queries[0].what);
+  EXPECT_EQ(clean.queries_checked, 2u);
+
+  std::vector<v1::JournalRecord> records;
+  ASSERT_THAT(server::ParseJournalFile(file, &records), IsOk());
+  int doctored = 0;
+  for (v1::JournalRecord& r : records) {
+    if (!r.has_query()) continue;
+    v1::RecordedQuery& q = *r.mutable_query();
+    if (q.has_overlap_reply()) {
+      v1::OverlapContact* c = q.mutable_overlap_reply()->mutable_results(0)->mutable_contacts(0);
+      c->set_depth(c->depth() + 1);
+      ++doctored;
+    } else if (q.has_distance_reply()) {
+      v1::DistanceHit* h = q.mutable_distance_reply()->mutable_results(0)->mutable_hits(0);
+      h->set_distance(h->distance() - 1);
+      ++doctored;
+    }
+  }
+  ASSERT_EQ(doctored, 2);
+  std::string disputed(server::kJournalFileMagic);
+  for (const v1::JournalRecord& r : records) server::AppendDelimited(r, &disputed);
+  const server::ReplayReport audit = Verify(disputed);
+  EXPECT_FALSE(audit.diverged);
+  ASSERT_EQ(audit.queries.size(), 2u);
+  EXPECT_EQ(audit.queries[0].kind, "overlap");
+  EXPECT_NE(audit.queries[0].what.find("depth"), std::string::npos) << audit.queries[0].what;
+  EXPECT_EQ(audit.queries[1].kind, "distance");
+  EXPECT_NE(audit.queries[1].what.find("distance"), std::string::npos) << audit.queries[1].what;
+}
+
 TEST(JournalTest, ExportRange_StartsAtASnapshot_AndErrorsAreClear) {
   TempDir dir;
   LiveServer server(JournaledOptions(dir, /*snapshot_every=*/10));

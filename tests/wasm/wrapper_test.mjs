@@ -53,6 +53,8 @@ for (let i = 0; i < 90; ++i) {
     assert.equal(c.a.bodyId, 1n);
     assert.equal(c.b.bodyId, 2n);
     assert.equal(c.normal.y, RAW_ONE);
+    assert.equal(c.userTagA, 7n);  // the ground's shape
+    assert.equal(c.userTagB, 0n);
     ++begins;
   }
 }
@@ -74,6 +76,21 @@ assert.throws(
 );
 const refs = world.overlapAabb({ lower: { x: -RAW_ONE, y: -RAW_ONE }, upper: { x: 11n * RAW_ONE, y: 6n * RAW_ONE } });
 assert.deepEqual(refs.map((r) => r.bodyId), [1n, 2n]);
+
+// A disk sunk 1/2 into the ground's top: the way out is straight up; the
+// ground is the nearest body to a disk above it, 2 units away.
+const [contact] = world.overlapShapeContacts({ circle: { radius: RAW_ONE } }, { p: { x: 0n, y: RAW_ONE / 2n } });
+assert.equal(contact.bodyId, 1n);
+assert.equal(contact.userTag, 7n);
+assert.deepEqual(contact.normal, { x: 0n, y: -RAW_ONE });
+assert.equal(contact.depth, RAW_ONE / 2n);
+assert.deepEqual(contact.points, [{ x: 0n, y: -RAW_ONE / 4n }]);
+const near = world.distance({ circle: { radius: RAW_ONE } }, { p: { x: 0n, y: 3n * RAW_ONE } }, 20n * RAW_ONE, 4);
+assert.deepEqual(near.map((h) => h.bodyId), [1n, 2n]);  // the ball at (10, 5) is sqrt(104) - 1.5 away
+assert.equal(near[0].distance, 2n * RAW_ONE);
+assert.deepEqual(near[0].pointBody, { x: 0n, y: 0n });
+assert.throws(() => world.distance({ circle: { radius: RAW_ONE } }, { p: { x: 0n, y: 0n } }, -1n, 1),
+  (e) => e.codeName === 'OUT_OF_RANGE' && /max_distance/.test(e.message));
 
 // A snapshot restores to the same hash, and both copies stay equal.
 const bytes = world.snapshot();

@@ -5,7 +5,10 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { ArbiterClient, ArbiterError, body, box, chain, circle, fromUnits, moveClaim, ray, shapeMove, toUnits, vec2 } from '../index.js';
+import {
+  ArbiterClient, ArbiterError, body, box, chain, circle, distanceQuery, fromUnits, moveClaim, ray, shapeMove, shapeQuery, toUnits,
+  vec2,
+} from '../index.js';
 import { startServer } from './server.js';
 
 let server;
@@ -281,6 +284,28 @@ test('MoveShapes: stops skin-clear, slides, splits by max_batch, errors name the
     (e) => e.codeName === 'OUT_OF_RANGE' && e.field === 'moves[0].translation');
   await assert.rejects(client.moveShapes({ world_id: id, skin: fromUnits(2), moves: [shapeMove(disk, [0, 0], [1, 0])] }),
     (e) => e.codeName === 'OUT_OF_RANGE' && e.field === 'skin');
+});
+
+test('Overlap with contacts and Distance', async () => {
+  const id = worldId();
+  await client.createWorld({ world_id: id, bodies: [body(7, 'static', [0, 0], [box(2, 1)]), body(9, 'static', [10, 0], [circle(1)])] });
+  const overlap = await client.overlap({ world_id: id, want_contacts: true, queries: [{ shape: shapeQuery(circle(1), [0, 1.5]) }] });
+  const [{ shapes, contacts }] = overlap.results;
+  assert.deepEqual(shapes.map((s) => s.body_id), [7n]);
+  assert.deepEqual(contacts[0].normal, { x: 0n, y: U(-1) });
+  assert.equal(contacts[0].depth, U(1) / 2n);
+  assert.deepEqual(contacts[0].points, [{ x: 0n, y: U(3) / 4n }]);
+  await assert.rejects(client.overlap({ world_id: id, want_contacts: true, queries: [{ point: vec2(0, 0) }] }),
+    (e) => e.codeName === 'INVALID_ARGUMENT' && e.field === 'queries[0]');
+  const near = await client.distance({
+    world_id: id, queries: [distanceQuery(circle(1), [6, 0], 10, 5), distanceQuery(circle(1), [0, 1.5], 0)],
+  });
+  assert.deepEqual(near.results[0].hits.map((h) => [h.body_id, h.distance]), [[9n, U(2)], [7n, U(3)]]);
+  assert.deepEqual(near.results[0].hits[0].point_body, { x: U(9), y: 0n });
+  assert.equal(near.results[1].hits[0].distance, 0n);
+  assert.equal(near.results[1].hits[0].depth, U(1) / 2n);
+  await assert.rejects(client.distance({ world_id: id, queries: [distanceQuery(circle(1), [0, 0], 1, 300)] }),
+    (e) => e.codeName === 'OUT_OF_RANGE' && e.field === 'queries[0].max_results');
 });
 
 test('QueryStream answers each request in order', async () => {

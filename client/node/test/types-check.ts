@@ -1,5 +1,6 @@
 // Compiled by `tsc --noEmit` (run-tests.sh), never run: index.d.ts accepts
-// the README's program and refuses a plain number where a raw value goes.
+// the documented program (docs/clients.md) and refuses a plain number where
+// a raw value goes.
 import { ArbiterClient, body, circle, fromUnits, listFleetWorlds, moveClaim, ray, toUnits, type CastRaysResponse, type MoveVerdict } from '../index.js';
 
 export async function sample(client: ArbiterClient): Promise<number> {

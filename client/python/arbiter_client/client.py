@@ -71,7 +71,7 @@ class Client:
     def _routed(self, world_id):
         """The call metadata for a call on `world_id`: the token and
         x-arbiter-world, by which a fleet's proxy routes the call to the
-        world's owner (README, Fleet)."""
+        world's owner (docs/fleet.md)."""
         return self._metadata + ((WORLD_METADATA_KEY, world_id),) if world_id else self._metadata
 
     def _call(self, method, request):
@@ -168,6 +168,20 @@ class Client:
         at = m.past_tick(at)
         return self._split_query("Overlap", queries, lambda part: pb.OverlapRequest(
             world_id=world_id, filter=filter, queries=part, at=at), m.overlap_results)
+
+    def overlap_contacts(self, world_id, queries, filter=None, at=None):
+        """Overlap with want_contacts: `queries` are shape_query(...) messages.
+        An Answer of [Contact] lists (normal, depth, points, push_out)."""
+        at = m.past_tick(at)
+        return self._split_query("Overlap", queries, lambda part: pb.OverlapRequest(
+            world_id=world_id, filter=filter, queries=part, at=at, want_contacts=True), m.contact_results)
+
+    def distance(self, world_id, queries, filter=None, at=None):
+        """`queries`: distance_query(...) messages. An Answer of [Nearby]
+        lists, nearest first, each body once."""
+        at = m.past_tick(at)
+        return self._split_query("Distance", queries, lambda part: pb.DistanceRequest(
+            world_id=world_id, filter=filter, queries=part, at=at), m.distance_results)
 
     def cast_shapes(self, world_id, casts, mode="closest", filter=None, at=None):
         """`casts`: shape_cast(...) messages. An Answer of CastResults."""

@@ -262,3 +262,70 @@ def cast_results(results):
 
 def overlap_results(results):
     return [[(s.body_id, s.shape_index) for s in r.shapes] for r in results]
+
+
+def _units2(v):
+    return (to_units(v.x), to_units(v.y))
+
+
+@dataclass(frozen=True)
+class Contact:
+    """An overlap's way out (OverlapContact): moving the query shape by
+    push_out (= -normal * depth) leaves it touching the body's shape."""
+    body_id: int
+    shape_index: int
+    normal: tuple  # unit, from the query shape towards the body
+    depth: float   # >= 0; 0 when touching
+    points: list   # 1 or 2 (x, y), midway between the surfaces
+    push_out: tuple
+    normal_raw: tuple
+    depth_raw: int
+    points_raw: list
+
+    @classmethod
+    def of(cls, ref, c):
+        depth = to_units(c.depth)
+        normal = _units2(c.normal)
+        return cls(ref.body_id, ref.shape_index, normal, depth, [_units2(p) for p in c.points],
+                   (-normal[0] * depth, -normal[1] * depth), (c.normal.x, c.normal.y), c.depth,
+                   [(p.x, p.y) for p in c.points])
+
+
+def contact_results(results):
+    return [[Contact.of(s, c) for s, c in zip(r.shapes, r.contacts)] for r in results]
+
+
+def distance_query(shape, position=(0, 0), max_distance=100, max_results=1, rotation=None):
+    """The bodies within `max_distance` units of `shape` placed at `position`
+    (at most `max_results`, 1..256, nearest first)."""
+    return pb.DistanceQuery(shape=shape_query(shape, position, rotation).shape,
+                            max_distance=to_raw(max_distance, "max_distance"), max_results=max_results)
+
+
+@dataclass(frozen=True)
+class Nearby:
+    """A body near a distance query's shape (DistanceHit), at its nearest shape."""
+    body_id: int
+    shape_index: int
+    user_tag: int
+    distance: float      # 0 when overlapping
+    point_query: tuple   # closest point on the query shape
+    point_body: tuple    # closest point on the body
+    normal: tuple        # unit, query towards body; the contact normal when overlapping
+    depth: float         # the overlap's depth; 0 when apart
+    distance_raw: int
+    point_query_raw: tuple
+    point_body_raw: tuple
+    normal_raw: tuple
+    depth_raw: int
+
+    @classmethod
+    def of(cls, h):
+        return cls(h.body_id, h.shape_index, h.user_tag, to_units(h.distance), _units2(h.point_query),
+                   _units2(h.point_body), _units2(h.normal), to_units(h.depth), h.distance,
+                   (h.point_query.x, h.point_query.y), (h.point_body.x, h.point_body.y), (h.normal.x, h.normal.y),
+                   h.depth)
+
+
+def distance_results(results):
+    return [[Nearby.of(h) for h in r.hits] for r in results]

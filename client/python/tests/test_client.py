@@ -260,6 +260,36 @@ def test_move_shapes_stops_slides_and_splits_by_max_batch(client):
     assert e.value.code == grpc.StatusCode.OUT_OF_RANGE and e.value.field == "skin"
 
 
+def test_overlap_contacts_and_distance(client):
+    wid = world_id()
+    client.create_world(wid, bodies=[ac.body(7, "static", (0, 0), [ac.box(2, 1)]),
+                                     ac.body(9, "static", (10, 0), [ac.circle(1)])])
+    # A disk sunk 0.5 into the box's top: the way out is straight up.
+    answer = client.overlap_contacts(wid, [ac.shape_query(ac.circle(1), (0, 1.5))])
+    (contact,), = answer.results
+    assert (contact.body_id, contact.shape_index) == (7, 0)
+    assert contact.normal_raw == (0, -1 << 32) and contact.depth_raw == 1 << 31
+    assert contact.push_out == (0.0, 0.5) and contact.points == [(0.0, 0.75)]
+    # A point query has no contact: the error names it.
+    with pytest.raises(ac.ArbiterError) as e:
+        client.overlap_contacts(wid, [ac.point_query((0, 0))])
+    assert e.value.code == grpc.StatusCode.INVALID_ARGUMENT and e.value.field == "queries[0]"
+    # Distance: nearest first, overlapping at 0 with the contact's depth.
+    near = client.distance(wid, [ac.distance_query(ac.circle(1), (6, 0), max_distance=10, max_results=5),
+                                 ac.distance_query(ac.circle(1), (0, 1.5), max_distance=0)]).results
+    assert [(h.body_id, h.distance) for h in near[0]] == [(9, 2.0), (7, 3.0)]
+    assert near[0][0].point_query == (7.0, 0.0) and near[0][0].point_body == (9.0, 0.0)
+    assert near[0][0].normal_raw == (1 << 32, 0)
+    (inside,) = near[1]
+    assert inside.distance_raw == 0 and inside.depth == 0.5 and inside.normal == (0.0, -1.0)
+    with pytest.raises(ac.ArbiterError) as e:
+        client.distance(wid, [ac.distance_query(ac.circle(1), (0, 0), max_distance=-1)])
+    assert e.value.code == grpc.StatusCode.OUT_OF_RANGE and e.value.field == "queries[0].max_distance"
+    with pytest.raises(ac.ArbiterError) as e:
+        client.distance(wid, [ac.distance_query(ac.circle(1), (0, 0), max_results=257)])
+    assert e.value.code == grpc.StatusCode.OUT_OF_RANGE and e.value.field == "queries[0].max_results"
+
+
 def test_query_stream_answers_in_order(client):
     wid = world_id()
     small_world(client, wid)

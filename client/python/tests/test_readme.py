@@ -1,7 +1,9 @@
-"""The README's client snippets (between <!-- snippet: NAME --> markers) run
-against a live server: the Python first program as a program, and each
-grpcurl line through the reflection calls grpcurl makes."""
+"""The documentation's client snippets (between <!-- snippet: NAME -->
+markers, in README.md or docs/*.md) run against a live server: the Python
+first program as a program, and each grpcurl line through the reflection
+calls grpcurl makes."""
 
+import glob
 import os
 import re
 import shlex
@@ -15,12 +17,23 @@ import server_reflection_pb2 as refl
 from test_reflection import call, pool_for, reflect
 
 
+def documentation():
+    """README.md ($ARBITER_README) and the pages of docs/ ($ARBITER_DOCS_DIR,
+    by default the docs/ beside the README)."""
+    readme = os.environ["ARBITER_README"]
+    docs = os.environ.get("ARBITER_DOCS_DIR", os.path.join(os.path.dirname(readme), "docs"))
+    return [readme] + sorted(glob.glob(os.path.join(docs, "*.md")))
+
+
 def snippet(name):
-    with open(os.environ["ARBITER_README"], encoding="utf-8") as f:
-        text = f.read()
-    match = re.search(rf"<!-- snippet: {name} -->\n```\w*\n(.*?)```\n<!-- /snippet -->", text, re.S)
-    assert match, f"README.md has no snippet {name}"
-    return match.group(1)
+    found = []
+    for path in documentation():
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        found += re.findall(rf"<!-- snippet: {name} -->\n```\w*\n(.*?)```\n<!-- /snippet -->", text, re.S)
+    assert found, f"README.md and docs/*.md have no snippet {name}"
+    assert len(found) == 1, f"snippet {name} appears {len(found)} times in README.md and docs/*.md"
+    return found[0]
 
 
 def test_python_first_program(server, tmp_path):

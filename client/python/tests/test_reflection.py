@@ -1,5 +1,5 @@
-"""Server reflection as grpcurl uses it (README "grpcurl"): list the
-services, describe grpc.health.v1.Health and arbiter.v1.Arbiter from the
+"""Server reflection as grpcurl uses it (docs/clients.md, "grpcurl"): list
+the services, describe grpc.health.v1.Health and arbiter.v1.Arbiter from the
 descriptors the server sends, and call Health/Check and GetServerInfo with
 messages built only from those descriptors."""
 

@@ -66,11 +66,22 @@ arb_cast_hit ToC(const CastHit& h) {
   return {ToC(h.shape), h.user_tag, h.fraction.raw(), ToC(h.point), ToC(h.normal)};
 }
 
-arb_contact_event ToC(const ContactEvent& e) {
-  return {ToC(e.a), ToC(e.b), ToC(e.point), ToC(e.normal), e.approach_speed.raw()};
+arb_overlap_contact ToC(const OverlapContact& c) {
+  return {ToC(c.shape), c.user_tag, ToC(c.normal), c.depth.raw(), c.point_count, 0, {ToC(c.points[0]), ToC(c.points[1])}};
 }
 
-arb_sensor_event ToC(const SensorEvent& e) { return {ToC(e.sensor), ToC(e.visitor)}; }
+arb_distance_hit ToC(const DistanceHit& h) {
+  return {ToC(h.shape),        h.user_tag,    h.distance.raw(), ToC(h.point_query),
+          ToC(h.point_body),   ToC(h.normal), h.depth.raw()};
+}
+
+arb_contact_event ToC(const ContactEvent& e) {
+  return {ToC(e.a), ToC(e.b), ToC(e.point), ToC(e.normal), e.approach_speed.raw(), e.user_tag_a, e.user_tag_b};
+}
+
+arb_sensor_event ToC(const SensorEvent& e) {
+  return {ToC(e.sensor), ToC(e.visitor), e.sensor_user_tag, e.visitor_user_tag};
+}
 
 // The union member is copied out byte for byte: the caller wrote it from C,
 // and memcpy reads it without relying on C++'s active-member rules.

@@ -32,6 +32,8 @@ arb_polygon ToC(const Polygon& p);
 arb_shape ToC(const Shape& s);
 arb_shape_def ToC(const ShapeDef& d);
 arb_cast_hit ToC(const CastHit& h);
+arb_overlap_contact ToC(const OverlapContact& c);
+arb_distance_hit ToC(const DistanceHit& h);
 arb_contact_event ToC(const ContactEvent& e);
 arb_sensor_event ToC(const SensorEvent& e);
 

@@ -176,6 +176,34 @@ arb_status arb_world_overlap_shape(const arb_world* world, const arb_shape* shap
   });
 }
 
+arb_status arb_world_overlap_shape_contacts(const arb_world* world, const arb_shape* shape,
+                                            const arb_transform* transform, const arb_query_filter* filter,
+                                            arb_overlap_contact* contacts, size_t capacity, size_t* count,
+                                            arb_error* error) {
+  return Query(world, filter, error, [&](const World& w, const QueryFilter& f) -> Status {
+    Shape s;
+    Transform xf;
+    if (Status st = CheckShape(shape, transform, &s, &xf); !st.ok()) return st;
+    return WriteList(w.OverlapShapeContacts(s, xf, f), "contacts", contacts, capacity, count);
+  });
+}
+
+arb_status arb_world_distance(const arb_world* world, const arb_shape* shape, const arb_transform* transform,
+                              int64_t max_distance, uint32_t max_results, const arb_query_filter* filter,
+                              arb_distance_hit* hits, size_t capacity, size_t* count, arb_error* error) {
+  return Query(world, filter, error, [&](const World& w, const QueryFilter& f) -> Status {
+    Shape s;
+    Transform xf;
+    if (Status st = CheckShape(shape, transform, &s, &xf); !st.ok()) return st;
+    const Fixed reach = Fixed::FromRaw(max_distance);
+    if (Status st = ValidateMaxDistance(reach, "max_distance"); !st.ok()) return st;
+    if (max_results < 1 || max_results > kMaxDistanceResults) {
+      return OutOfRangeError("max_results: must be in 1.." + std::to_string(kMaxDistanceResults));
+    }
+    return WriteList(w.Distance(s, xf, reach, max_results, f), "hits", hits, capacity, count);
+  });
+}
+
 arb_status arb_world_cast_shape_closest(const arb_world* world, const arb_shape* shape, const arb_transform* transform,
                                         const arb_vec2* translation, const arb_query_filter* filter,
                                         arb_cast_hit* out, int32_t* hit, arb_error* error) {

@@ -134,6 +134,9 @@ class ArbiterClient {
   absl::StatusOr<v1::CastRaysResponse> CastRays(const v1::CastRaysRequest& request);
   absl::StatusOr<v1::OverlapResponse> Overlap(const v1::OverlapRequest& request);
   absl::StatusOr<v1::CastShapesResponse> CastShapes(const v1::CastShapesRequest& request);
+  /// The nearest bodies to placed shapes, with distances and closest points
+  /// (see Distance in arbiter.proto).
+  absl::StatusOr<v1::DistanceResponse> Distance(const v1::DistanceRequest& request);
   absl::StatusOr<v1::StepResponse> Step(const v1::StepRequest& request);
   absl::StatusOr<v1::GetStateHashResponse> GetStateHash(const v1::GetStateHashRequest& request);
   absl::StatusOr<v1::GetSnapshotResponse> GetSnapshot(const v1::GetSnapshotRequest& request);
@@ -188,6 +191,13 @@ class ArbiterClient {
                                          const std::optional<v1::PastTick>& at = std::nullopt);
   absl::StatusOr<v1::OverlapResult> OverlapOne(const std::string& world_id, const v1::OverlapQuery& query,
                                                const std::optional<v1::PastTick>& at = std::nullopt);
+  /// One shape overlap query with each overlap's contact (normal, depth,
+  /// points: OverlapContact); `query` must be a shape query.
+  absl::StatusOr<v1::OverlapResult> OverlapContacts(const std::string& world_id, const v1::OverlapQuery& query,
+                                                    const std::optional<v1::PastTick>& at = std::nullopt);
+  /// One distance query: the bodies within `query.max_distance`, nearest first.
+  absl::StatusOr<v1::DistanceResult> DistanceOne(const std::string& world_id, const v1::DistanceQuery& query,
+                                                 const std::optional<v1::PastTick>& at = std::nullopt);
   absl::StatusOr<v1::CastResult> CastShape(const std::string& world_id, const v1::ShapeCast& cast, v1::CastMode mode,
                                            const std::optional<v1::PastTick>& at = std::nullopt);
   /// Judges a shot (ValidateHit): `ray` fired by `shooter_body_id` (whose

@@ -1,7 +1,7 @@
 // File: fleet.h
 //
 // Working with a fleet of arbiter-server instances behind a proxy that
-// routes by world id (issue 16; docker/nginx/, README "Fleet"):
+// routes by world id (issue 16; docker/nginx/, docs/fleet.md):
 //  - MigrateWorld moves one world from one instance to another
 //    (FreezeWorld, ExportJournal, ImportWorld, DeleteWorld: arbiter.proto
 //    "Moving a world");

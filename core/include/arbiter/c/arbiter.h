@@ -165,8 +165,8 @@ typedef struct arb_segment {
 /* One segment of a one-sided chain (build chains with arb_make_chain): it
  * collides only from the side of RightPerp(point2 - point1), and the ghosts
  * (the neighbouring chain points) keep bodies from catching on its joints.
- * Only static and kinematic bodies may hold one. See README "Chains and
- * terrain" and core/include/arbiter/core/chain.h. */
+ * Only static and kinematic bodies may hold one. See docs/chains.md and
+ * core/include/arbiter/core/chain.h. */
 typedef struct arb_chain_segment {
   arb_vec2 ghost1, point1, point2, ghost2;
 } arb_chain_segment;
@@ -337,11 +337,15 @@ typedef struct arb_contact_event {
   arb_vec2 point;
   arb_vec2 normal;
   int64_t approach_speed; /* closing speed along the normal when it began (>= 0) */
+  uint64_t user_tag_a;    /* the shapes' user_tag; 0 for a removed body's (end events) */
+  uint64_t user_tag_b;
 } arb_contact_event;
 
 typedef struct arb_sensor_event {
   arb_shape_ref sensor;
   arb_shape_ref visitor;
+  uint64_t sensor_user_tag; /* the shapes' user_tag, as in arb_contact_event */
+  uint64_t visitor_user_tag;
 } arb_sensor_event;
 
 /* One tick's events, each list in canonical order. The arrays belong to the
@@ -427,6 +431,44 @@ ARB_API arb_status arb_world_overlap_aabb(const arb_world* world, const arb_aabb
 ARB_API arb_status arb_world_overlap_shape(const arb_world* world, const arb_shape* shape,
                                            const arb_transform* transform, const arb_query_filter* filter,
                                            arb_shape_ref* refs, size_t capacity, size_t* count, arb_error* error);
+
+/* How deep a shape overlaps the query shape and which way out: moving the
+ * query shape by -normal * depth leaves the two touching (world.h,
+ * OverlapContact: the step's own manifold for the pair). */
+typedef struct arb_overlap_contact {
+  arb_shape_ref shape;
+  uint64_t user_tag;
+  arb_vec2 normal;      /* unit, from the query shape towards the body's shape */
+  int64_t depth;        /* >= 0; 0 when touching */
+  int32_t point_count;  /* 1 or 2 */
+  int32_t reserved;     /* 0 */
+  arb_vec2 points[2];   /* midway between the surfaces */
+} arb_overlap_contact;
+
+/* arb_world_overlap_shape with each overlap's contact, in the same order. */
+ARB_API arb_status arb_world_overlap_shape_contacts(const arb_world* world, const arb_shape* shape,
+                                                    const arb_transform* transform, const arb_query_filter* filter,
+                                                    arb_overlap_contact* contacts, size_t capacity, size_t* count,
+                                                    arb_error* error);
+
+/* A body near a distance query's shape, at its nearest shape (world.h,
+ * DistanceHit). */
+typedef struct arb_distance_hit {
+  arb_shape_ref shape;
+  uint64_t user_tag;
+  int64_t distance;      /* between the surfaces; 0 when overlapping */
+  arb_vec2 point_query;  /* closest point on the query shape (inside both when overlapping) */
+  arb_vec2 point_body;   /* closest point on the body's shape */
+  arb_vec2 normal;       /* unit, query towards body; the contact's normal when overlapping */
+  int64_t depth;         /* the overlap's depth; 0 when apart */
+} arb_distance_hit;
+
+/* The bodies within max_distance (raw, [0, 2^30] units) of `shape` at
+ * `transform`, nearest first, each body once, at most max_results
+ * (1..256): *count is how many were written. */
+ARB_API arb_status arb_world_distance(const arb_world* world, const arb_shape* shape, const arb_transform* transform,
+                                      int64_t max_distance, uint32_t max_results, const arb_query_filter* filter,
+                                      arb_distance_hit* hits, size_t capacity, size_t* count, arb_error* error);
 
 /* `shape` at `transform` moved by `translation` (a sweep): the first hit,
  * every hit, or whether anything is hit. */

@@ -63,6 +63,10 @@ constexpr Fixed kMaxGravity = Fixed::FromInt(int64_t{1} << 24);
 constexpr int32_t kMinTickHz = 1;
 constexpr int32_t kMaxTickHz = 10000;
 
+/// Most bodies one World::Distance query reports (the wire's
+/// DistanceQuery.max_results), so that a batch's reply stays bounded.
+constexpr uint32_t kMaxDistanceResults = 256;
+
 /// Most cast-and-slide iterations (and push-out rounds) of one
 /// World::MoveAndSlide.
 constexpr int32_t kMaxMoveIterations = 16;

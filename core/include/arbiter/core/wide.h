@@ -27,6 +27,96 @@
 
 namespace arbiter {
 
+#if ARBITER_NATIVE_INT128
+
+/// A signed 128-bit two's-complement integer with wrapping arithmetic.
+///
+/// This is the native form: one `unsigned __int128`, so that a product is a
+/// single widening multiply and a shift a `shrd`. Arithmetic is done on the
+/// unsigned type (wrapping, never undefined) and reinterpreted as signed
+/// only for comparisons and arithmetic shifts, which C++20 defines as
+/// two's-complement operations. Every member has the portable form's exact
+/// semantics (same words for the same operations), so the two paths give
+/// the same bits: tests/core/wide_test.cc compares them on random inputs.
+class Int128 {
+ public:
+  constexpr Int128() = default;
+  constexpr Int128(int64_t v)  // NOLINT: implicit widening is exact.
+      : v_(static_cast<unsigned __int128>(static_cast<__int128>(v))) {}
+
+  /// Builds a value from its two's-complement words.
+  static constexpr Int128 FromWords(uint64_t hi, uint64_t lo) {
+    return FromBits((static_cast<unsigned __int128>(hi) << 64) | lo);
+  }
+
+  /// The exact product of two 64-bit integers.
+  static constexpr Int128 Mul(int64_t a, int64_t b) {
+    // |a b| <= 2^126: the signed product cannot overflow.
+    return FromBits(static_cast<unsigned __int128>(static_cast<__int128>(a) * b));
+  }
+
+  constexpr uint64_t lo() const { return static_cast<uint64_t>(v_); }
+  constexpr uint64_t hi() const { return static_cast<uint64_t>(v_ >> 64); }
+  constexpr bool IsNegative() const { return Signed() < 0; }
+  constexpr bool IsZero() const { return v_ == 0; }
+  /// -1, 0 or +1.
+  constexpr int Sign() const { return IsNegative() ? -1 : (IsZero() ? 0 : 1); }
+
+  /// True when the value fits in int64_t.
+  constexpr bool FitsInt64() const { return Signed() == static_cast<int64_t>(static_cast<uint64_t>(v_)); }
+  /// The low 64 bits as a signed value (exact when FitsInt64()).
+  constexpr int64_t ToInt64Wrapped() const { return static_cast<int64_t>(static_cast<uint64_t>(v_)); }
+
+  friend constexpr Int128 operator+(Int128 a, Int128 b) { return FromBits(a.v_ + b.v_); }
+  friend constexpr Int128 operator-(Int128 a, Int128 b) { return FromBits(a.v_ - b.v_); }
+  constexpr Int128 operator-() const { return FromBits(0 - v_); }
+  Int128& operator+=(Int128 b) { return *this = *this + b; }
+  Int128& operator-=(Int128 b) { return *this = *this - b; }
+
+  friend constexpr bool operator==(Int128 a, Int128 b) = default;
+  friend constexpr std::strong_ordering operator<=>(Int128 a, Int128 b) {
+    return a.Signed() <=> b.Signed();
+  }
+
+  /// Arithmetic shift right by 0..127 (rounds toward negative infinity).
+  constexpr Int128 ShiftRight(int n) const {
+    return FromBits(static_cast<unsigned __int128>(Signed() >> n));
+  }
+  /// Shift left by 0..127 (wrapping).
+  constexpr Int128 ShiftLeft(int n) const { return FromBits(v_ << n); }
+
+  /// Rounds this / 2^n to the nearest integer, ties toward +infinity.
+  constexpr Int128 ShiftRightRound(int n) const {
+    if (n == 0) return *this;
+    return FromBits(v_ + (static_cast<unsigned __int128>(1) << (n - 1))).ShiftRight(n);
+  }
+
+  /// Number of significant bits of |this| (0 for zero).
+  constexpr int BitWidth() const {
+    const Int128 m = Abs();
+    if (m.hi() != 0) return 128 - std::countl_zero(m.hi());
+    return 64 - std::countl_zero(m.lo());
+  }
+
+  /// |this| as an unsigned magnitude split in two words.
+  constexpr Int128 Abs() const { return IsNegative() ? -*this : *this; }
+
+  /// The value as the compiler's signed type (the native path only).
+  constexpr __int128 Signed() const { return static_cast<__int128>(v_); }
+  /// The two's-complement bits as the compiler's unsigned type.
+  constexpr unsigned __int128 Bits() const { return v_; }
+  static constexpr Int128 FromBits(unsigned __int128 bits) {
+    Int128 r;
+    r.v_ = bits;
+    return r;
+  }
+
+ private:
+  unsigned __int128 v_ = 0;
+};
+
+#else  // the portable two-word form
+
 /// A signed 128-bit two's-complement integer with wrapping arithmetic.
 class Int128 {
  public:
@@ -118,6 +208,8 @@ class Int128 {
   uint64_t hi_ = 0;
 };
 
+#endif  // ARBITER_NATIVE_INT128
+
 namespace wide_internal {
 
 /// The exact 128-bit product of two unsigned 64-bit integers.
@@ -138,6 +230,7 @@ constexpr Int128 MulU64(uint64_t a, uint64_t b) {
 
 }  // namespace wide_internal
 
+#if !ARBITER_NATIVE_INT128
 constexpr Int128 Int128::Mul(int64_t a, int64_t b) {
   // Unsigned product, then the two's-complement correction for negative
   // operands: (a + 2^64 [a<0]) (b + 2^64 [b<0]) = ab + 2^64 (...) mod 2^128.
@@ -147,6 +240,7 @@ constexpr Int128 Int128::Mul(int64_t a, int64_t b) {
   if (b < 0) hi -= static_cast<uint64_t>(a);
   return FromWords(hi, p.lo());
 }
+#endif
 
 /// Unsigned 256-bit value as four little-endian words; only what the exact
 /// predicates need (products of two 128-bit magnitudes and comparison).
@@ -198,12 +292,83 @@ constexpr int CompareProducts(Int128 a, Int128 b, Int128 c, Int128 d) {
   return s1 > 0 ? mag : -mag;
 }
 
+/// floor(a / d) and the matching remainder: a - quotient * d lies in [0, d)
+/// for d > 0 and in (d, 0] for d < 0.
+struct DivMod {
+  Int128 quotient;
+  Int128 remainder;
+};
+
+#if ARBITER_NATIVE_INT128
+namespace wide_internal {
+
+/// n / d and n % d for n < d * 2^64, so that the quotient fits 64 bits: one
+/// `divq` on x86-64 instead of the library's general 128-bit division (the
+/// instruction computes exactly this truncated quotient and remainder).
+inline uint64_t DivU128ByU64Fits(unsigned __int128 n, uint64_t d, uint64_t* rem) {
+#if defined(__x86_64__)
+  uint64_t q, r;
+  __asm__("divq %[d]" : "=a"(q), "=d"(r) : [d] "r"(d), "a"(static_cast<uint64_t>(n)),
+          "d"(static_cast<uint64_t>(n >> 64)));
+  *rem = r;
+  return q;
+#else
+  *rem = static_cast<uint64_t>(n % d);
+  return static_cast<uint64_t>(n / d);
+#endif
+}
+
+}  // namespace wide_internal
+
+/// Floor division of a by d != 0 (|a| <= 2^127).
+inline DivMod FloorDivMod(Int128 a, int64_t d) {
+  const bool neg_a = a.IsNegative();
+  const bool neg_d = d < 0;
+  const unsigned __int128 mag_a = neg_a ? 0 - a.Bits() : a.Bits();
+  const uint64_t mag_d = neg_d ? uint64_t{0} - static_cast<uint64_t>(d) : static_cast<uint64_t>(d);
+  unsigned __int128 q;
+  uint64_t r;
+  if (static_cast<uint64_t>(mag_a >> 64) < mag_d) {
+    q = wide_internal::DivU128ByU64Fits(mag_a, mag_d, &r);
+  } else {
+    q = mag_a / mag_d;
+    r = static_cast<uint64_t>(mag_a % mag_d);
+  }
+  // The truncated quotient and remainder carry the signs of C++ '/' and '%';
+  // floor moves a non-zero remainder to the divisor's side.
+  Int128 quotient = Int128::FromBits(neg_a != neg_d ? 0 - q : q);
+  Int128 remainder = Int128::FromBits(neg_a ? 0 - static_cast<unsigned __int128>(r) : r);
+  if (r != 0 && neg_a != neg_d) {
+    quotient = quotient - Int128(1);
+    remainder = remainder + Int128(d);
+  }
+  return {quotient, remainder};
+}
+
+/// floor(a / d) for d != 0.
+inline Int128 DivFloor(Int128 a, int64_t d) { return FloorDivMod(a, d).quotient; }
+
 /// Quotient of a / d rounded to the nearest integer, ties toward +infinity.
 /// Requires d != 0. The quotient is returned as Int128 (it may exceed int64).
-Int128 DivRoundNearest(Int128 a, int64_t d);
+inline Int128 DivRoundNearest(Int128 a, int64_t d) {
+  const DivMod qr = FloorDivMod(a, d);
+  // The exact quotient is q + r/d with r/d in [0, 1); round up when r/d >= 1/2.
+  // Written as r >= d - r (d > 0) or r <= d - r (d < 0) so nothing overflows.
+  const Int128 rest = Int128(d) - qr.remainder;
+  const bool up = d > 0 ? qr.remainder >= rest : qr.remainder <= rest;
+  return up ? qr.quotient + Int128(1) : qr.quotient;
+}
+#else
+/// Floor division of a by d != 0.
+DivMod FloorDivMod(Int128 a, int64_t d);
 
 /// floor(a / d) for d != 0.
 Int128 DivFloor(Int128 a, int64_t d);
+
+/// Quotient of a / d rounded to the nearest integer, ties toward +infinity.
+/// Requires d != 0. The quotient is returned as Int128 (it may exceed int64).
+Int128 DivRoundNearest(Int128 a, int64_t d);
+#endif
 
 /// floor(sqrt(a)) for a >= 0 (returns 0 for negative a).
 uint64_t ISqrtFloor(Int128 a);

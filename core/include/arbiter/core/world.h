@@ -101,13 +101,20 @@ struct ContactEvent {
   Vec2 point;
   Vec2 normal;
   Fixed approach_speed;  ///< closing speed along the normal when it began (>= 0)
+  /// The shapes' ShapeDef::user_tag, so a game can tell what touched
+  /// without a lookup; 0 for a shape whose body is gone (end events).
+  uint64_t user_tag_a = 0;
+  uint64_t user_tag_b = 0;
   friend bool operator==(const ContactEvent&, const ContactEvent&) = default;
 };
 
-/// A shape entering or leaving a sensor.
+/// A shape entering or leaving a sensor. (The world also keeps its current
+/// sensor overlaps in this form, with the tags zero; only events carry them.)
 struct SensorEvent {
   ShapeRef sensor;
   ShapeRef visitor;
+  uint64_t sensor_user_tag = 0;   ///< as ContactEvent::user_tag_a, in events only
+  uint64_t visitor_user_tag = 0;
   friend bool operator==(const SensorEvent&, const SensorEvent&) = default;
 };
 
@@ -151,6 +158,57 @@ struct CastHit {
   Vec2 point;
   Vec2 normal;
   friend bool operator==(const CastHit&, const CastHit&) = default;
+};
+
+/// A shape overlapping a query shape, with the way out: moving the query
+/// shape by -normal * depth (or the body by +normal * depth) leaves the two
+/// touching, to within the manifold's rounding (manifold.h: a few ulp, and
+/// up to 2^-22 units more where two faces tie).
+///
+/// The contact is exactly the step's manifold for the pair (Collide with
+/// the query shape as A and no speculative margin), so a game's push-out
+/// agrees with what the solver would do:
+///  - normal: unit (within 1 ulp per component), from the query shape
+///    towards the body's shape;
+///  - depth: >= 0, the deepest penetration along the normal; 0 when the
+///    shapes only touch;
+///  - points: 1 or 2 world-space points midway between the two surfaces.
+/// Chain segments count as plain two-sided segments here, as in every
+/// overlap query. When the shapes touch so closely that clipping keeps no
+/// point (rounding), the contact has one point inside both shapes
+/// (ShapeDistance's overlap point), a zero normal and zero depth.
+struct OverlapContact {
+  ShapeRef shape;
+  uint64_t user_tag = 0;
+  Vec2 normal;
+  Fixed depth;
+  int32_t point_count = 0;  ///< 1 or 2
+  Vec2 points[2];
+  friend bool operator==(const OverlapContact&, const OverlapContact&) = default;
+};
+
+/// The contact of two overlapping placed shapes, `query` as A (as above).
+/// Only for pairs that overlap (TestOverlap).
+OverlapContact ContactOfOverlap(const ShapeProxy& query, const ShapeProxy& target);
+
+/// The nearest shape of a body to a query shape (World::Distance).
+///  - distance: between the surfaces (radii included), >= 0; 0 when the
+///    shapes overlap (exact test), touching included;
+///  - point_query, point_body: the closest points on the query shape and on
+///    the body's shape (collision.h: ShapeDistance); when overlapping both
+///    are the overlap point, which lies inside both shapes;
+///  - normal: unit, from the query shape towards the body; when
+///    overlapping, the overlap contact's normal (OverlapContact), with its
+///    depth in `depth` (0 otherwise).
+struct DistanceHit {
+  ShapeRef shape;
+  uint64_t user_tag = 0;
+  Fixed distance;
+  Vec2 point_query;
+  Vec2 point_body;
+  Vec2 normal;
+  Fixed depth;
+  friend bool operator==(const DistanceHit&, const DistanceHit&) = default;
 };
 
 /// Counters for tests and benchmarks (not part of any result).
@@ -230,6 +288,18 @@ class World {
   /// Shapes touching `shape` placed at `transform` (exact, touching counts).
   std::vector<ShapeRef> OverlapShape(const Shape& shape, const Transform& transform,
                                      const QueryFilter& filter = {}) const;
+
+  /// OverlapShape with the way out of each overlap (OverlapContact), in the
+  /// same order: by (body id, shape index).
+  std::vector<OverlapContact> OverlapShapeContacts(const Shape& shape, const Transform& transform,
+                                                   const QueryFilter& filter = {}) const;
+
+  /// The bodies within `max_distance` of `shape` at `transform`, nearest
+  /// first: each body once, at its nearest passing shape (ties to the lower
+  /// shape index), ordered by (distance, body id), at most `max_results`.
+  /// `max_distance` must pass ValidateMaxDistance.
+  std::vector<DistanceHit> Distance(const Shape& shape, const Transform& transform, Fixed max_distance,
+                                    size_t max_results, const QueryFilter& filter = {}) const;
 
   /// The first shape hit by `shape` at `transform` moved by `translation`.
   std::optional<CastHit> CastShapeClosest(const Shape& shape, const Transform& transform, Vec2 translation,
@@ -311,6 +381,9 @@ bool IsUnitRotation(Rot q);
 Status ValidateRay(const RayCastInput& ray, const char* field);
 Status ValidatePoint(Vec2 point, const char* field);
 Status ValidateAabb(const Aabb& box, const char* field);
+/// OUT_OF_RANGE naming `field` unless 0 <= max_distance <= 2^30 units
+/// (kMaxQueryTranslation).
+Status ValidateMaxDistance(Fixed max_distance, const char* field);
 /// The shape (as AddBodies checks shapes), start transform, translation,
 /// skin and iteration limit of a move: errors name `field`.<member>.
 Status ValidateMoveInput(const MoveInput& input, const char* field);

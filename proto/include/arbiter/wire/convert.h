@@ -119,6 +119,8 @@ Status ParseBodyUpdate(const v1::BodyUpdate& update, std::string_view field, Bod
 v1::BodyType ToProto(BodyType type);
 void ToProto(const ShapeRef& ref, v1::ShapeRef* out);
 void ToProto(const CastHit& hit, v1::Hit* out);
+void ToProto(const OverlapContact& contact, v1::OverlapContact* out);
+void ToProto(const DistanceHit& hit, v1::DistanceHit* out);
 void ToProto(const BodyView& body, v1::BodyState* out);
 /// The events of the tick that led to `tick`.
 void ToProto(const TickEvents& events, int64_t tick, v1::TickEvents* out);
