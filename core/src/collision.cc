@@ -215,6 +215,13 @@ ScaledEdge ScaleEdge(Vec2 e) {
   se.shift = width < 61 ? 61 - width : 0;
   se.x = static_cast<int64_t>(static_cast<uint64_t>(e.x.raw()) << se.shift);
   se.y = static_cast<int64_t>(static_cast<uint64_t>(e.y.raw()) << se.shift);
+  if (ex == 0 || ey == 0) {
+    // An axis-aligned edge (every edge of an unrotated box): the sum of
+    // squares is the square of the one magnitude m, whose correctly
+    // rounded root is m itself; no square root needed.
+    se.length = static_cast<int64_t>((ex | ey) << se.shift);
+    return se;
+  }
   se.length = static_cast<int64_t>(ISqrtRound(Int128::Mul(se.x, se.x) + Int128::Mul(se.y, se.y)));
   return se;
 }
@@ -259,24 +266,50 @@ ClosestPair ClosestCorePoints(const Core& a, const Core& b) {
   return best;
 }
 
+// CoresIntersect and TestOverlapCores for a pair of which one core is a
+// single point c (every disk, so every disk sweep's contact point): the
+// cores meet exactly when c lies in the other core, and then the witness
+// CoresIntersect finds is c itself (its crossing of c's degenerate edge with
+// an edge of the other core is collinear, and falls back to c); the rounded
+// shapes overlap exactly when c lies within ra + rb of it (TestOverlap).
+struct PointPair {
+  bool is_point_pair = false;
+  Vec2 point;
+  const Core* other = nullptr;
+};
+
+PointPair AsPointPair(const Core& a, const Core& b) {
+  if (a.count == 1) return {true, a.points[0], &b};
+  if (b.count == 1) return {true, b.points[0], &a};
+  return {};
+}
+
 DistanceOutput DistanceCores(const Core& a, const Core& b) {
   DistanceOutput out;
+  const PointPair point_pair = AsPointPair(a, b);
   Vec2 witness;
-  if (CoresIntersect(a, b, &witness)) {
-    out.point_a = out.point_b = witness;
+  const bool cores_meet = point_pair.is_point_pair ? CoreWithin(*point_pair.other, point_pair.point, kFixedZero)
+                                                   : CoresIntersect(a, b, &witness);
+  if (cores_meet) {
+    out.point_a = out.point_b = point_pair.is_point_pair ? point_pair.point : witness;
     return out;
   }
   const ClosestPair pair = ClosestCorePoints(a, b);
   Fixed core_distance;
-  Vec2 n = GetLengthAndNormalize(&core_distance, pair.on_b - pair.on_a);
+  Vec2 n;
   if (pair.edge != Vec2{}) {
     // Vertex against the inside of an edge: the direction is exactly the
     // edge's normal, free of the foot point's rounding.
     const Vec2 edge_normal = Normalize(RightPerp(pair.edge));
     n = DotWide(edge_normal, pair.on_b - pair.on_a).Sign() >= 0 ? edge_normal : -edge_normal;
     core_distance = Fixed::FromRaw(static_cast<int64_t>(ISqrtRound(pair.how.distance2)));
+  } else {
+    n = GetLengthAndNormalize(&core_distance, pair.on_b - pair.on_a);
   }
-  if (TestOverlapCores(a, b)) {
+  const bool rounded_overlap = point_pair.is_point_pair
+                                   ? CoreWithin(*point_pair.other, point_pair.point, a.radius + b.radius)
+                                   : TestOverlapCores(a, b);
+  if (rounded_overlap) {
     // Rounded shapes overlap although their cores do not. On the line
     // through the closest core points (on_a at s = 0, on_b at s = d), the
     // points within ra of on_a and within rb of on_b, both disks inside
