@@ -257,4 +257,18 @@ export class ArbiterClient {
     for await (const chunk of this.serverStream(call, 'ExportJournalChunk')) parts.push(chunk.data);
     return Buffer.concat(parts);
   }
+
+  // ---- Moving a world (admin; arbiter.proto "Moving a world", fleet.js migrateWorld) ----
+  /**
+   * FreezeWorld: from now on every write to the world is refused with
+   * UNAVAILABLE naming `destination` ("host:port", required unless thaw),
+   * reads go on; with thaw: true writes are accepted again. Idempotent.
+   */
+  freezeWorld(request) { return this.unary('FreezeWorld', request); }
+  /**
+   * ImportWorld: adds the world rebuilt from `journal` (exportJournal's bytes
+   * from another instance), all or nothing, checked to replay to
+   * expected_tick with expected_state_hash (FAILED_PRECONDITION otherwise).
+   */
+  importWorld(request) { return this.unary('ImportWorld', request); }
 }

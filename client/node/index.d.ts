@@ -198,6 +198,35 @@ export interface ReportHashesResponse {
 }
 export interface ExportJournalRequest { world_id: string; from_tick?: LongIn; to_tick?: LongIn }
 
+// ---- Moving a world (admin) ------------------------------------------------------------------
+export interface FreezeWorldRequest {
+  world_id: string;
+  /** Where the world is going ("host:port"), named in the refusals writers get; required unless thaw. */
+  destination?: string;
+  /** Lift the freeze (a move that failed): writes are accepted again. */
+  thaw?: boolean;
+}
+export interface FreezeWorldResponse {
+  /** The tick and state hash the world is frozen at. */
+  tick: Long; state_hash: Long;
+  /** Its lag-compensation window. */
+  history_ticks: number;
+  /** Whether it is frozen now. */
+  frozen: boolean;
+}
+export interface ImportWorldRequest {
+  world_id: string;
+  /** An export file (exportJournal's bytes from the source). */
+  journal: Uint8Array;
+  /** Where the replay must end: FAILED_PRECONDITION otherwise, and nothing changes. */
+  expected_tick: LongIn; expected_state_hash: LongIn;
+}
+export interface ImportWorldResponse {
+  world: WorldInfo;
+  /** The records replayed and journaled. */
+  records: Long;
+}
+
 // ---- Stepping, events, state -----------------------------------------------------------------
 export interface StepCommand { tick_offset: number; update: BodyUpdate }
 export interface ContactEvent { a: ShapeRef; b: ShapeRef; point: Vec2; normal: Vec2; approach_speed: Raw }
@@ -259,6 +288,8 @@ export interface QueryStream extends AsyncIterable<CastRaysResponse> {
 
 export class ArbiterClient {
   static connect(address: string, options?: ConnectOptions): Promise<ArbiterClient>;
+  /** The address connected to ("host:port"). */
+  readonly address: string;
   /** GetServerInfo as asked at connect. */
   info: GetServerInfoResponse;
   readonly maxBatch: number;
@@ -288,6 +319,10 @@ export class ArbiterClient {
   restore(request: RestoreRequest): Promise<RestoreResponse>;
   reportHashes(request: ReportHashesRequest): Promise<ReportHashesResponse>;
   exportJournal(request: ExportJournalRequest): Promise<Buffer>;
+  /** Refuses writes to the world from now on (or, with thaw, accepts them again); idempotent. */
+  freezeWorld(request: FreezeWorldRequest): Promise<FreezeWorldResponse>;
+  /** Adds a world rebuilt from another instance's export, checked against the expected tick and hash. */
+  importWorld(request: ImportWorldRequest): Promise<ImportWorldResponse>;
 }
 
 // ---- Builders (world units in) ---------------------------------------------------------------
@@ -318,3 +353,29 @@ export interface UnreachableInstance { instance: string; error: ArbiterError }
  */
 export function listFleetWorlds(instances: string[], options?: ConnectOptions):
   Promise<{ worlds: FleetWorld[]; unreachable: UnreachableInstance[] }>;
+
+/** What one move did (the C++ client's MigrationReport; times in milliseconds). */
+export interface MigrationReport {
+  /** The tick the world was frozen at (and serves at on the destination), and its state hash there. */
+  tick: Long; state_hash: Long;
+  /** Journal records replayed on the destination. */
+  records: Long;
+  export_bytes: number;
+  /** From the freeze on the source to the destination serving: writes were refused (UNAVAILABLE, retryable). */
+  write_refusal_ms: number;
+  /** ExportJournal on the source, ImportWorld on the destination. */
+  export_ms: number; import_ms: number;
+  /** Set when the world serves on the destination but could not be deleted on the source: what to run. */
+  warning: string;
+}
+export interface MigrateOptions extends ConnectOptions {
+  /** Named in the source's refusals and tombstone; default: the destination's address. */
+  destinationAddress?: string;
+}
+/**
+ * Moves a world from `source` to `destination` (admin on both; clients or
+ * "host:port"): freeze, export, import checked against the frozen tick and
+ * hash, delete on the source. A failure after the freeze thaws the source.
+ */
+export function migrateWorld(source: ArbiterClient | string, destination: ArbiterClient | string, worldId: string,
+  options?: MigrateOptions): Promise<MigrationReport>;

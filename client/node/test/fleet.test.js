@@ -10,9 +10,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, test } from 'node:test';
 
-import { createServer } from 'node:net';
-
 import { ArbiterClient, listFleetWorlds } from '../index.js';
+import { deadAddress } from './server.js';
 
 const cluster = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../docker/cluster.sh');
 const nginx = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((p) => existsSync(p));
@@ -63,15 +62,6 @@ test('worlds spread over the fleet and calls find their owner', async () => {
   // Without the metadata every call would reach the same instance.
   assert.ok(new Set([...owners.values()].map((w) => w[0])).size >= 2);
 });
-
-// An address where nothing listens (the port is closed again at once).
-async function deadAddress() {
-  const server = createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return `127.0.0.1:${port}`;
-}
 
 test('listFleetWorlds asks every instance and names the unreachable', async () => {
   const names = Array.from({ length: 12 }, (_, i) => `node-list-${i}`);

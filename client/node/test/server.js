@@ -1,6 +1,7 @@
 // A live arbiter-server from the build tree (ARBITER_SERVER_BINARY) on a free
 // loopback port, for the tests.
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 
 export async function startServer(...flags) {
@@ -15,4 +16,13 @@ export async function startServer(...flags) {
     if (match) return { address: `127.0.0.1:${match[1]}`, stop: () => proc.kill('SIGKILL') };
   }
   throw new Error('arbiter-server did not start');
+}
+
+/** An address where nothing listens (the port is closed again at once). */
+export async function deadAddress() {
+  const server = createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return `127.0.0.1:${port}`;
 }

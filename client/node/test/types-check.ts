@@ -1,7 +1,10 @@
 // Compiled by `tsc --noEmit` (run-tests.sh), never run: index.d.ts accepts
 // the documented program (docs/clients.md) and refuses a plain number where
 // a raw value goes.
-import { ArbiterClient, body, circle, fromUnits, listFleetWorlds, moveClaim, ray, toUnits, type CastRaysResponse, type MoveVerdict } from '../index.js';
+import {
+  ArbiterClient, body, circle, fromUnits, listFleetWorlds, migrateWorld, moveClaim, ray, toUnits, type CastRaysResponse,
+  type MigrationReport, type MoveVerdict,
+} from '../index.js';
 
 export async function sample(client: ArbiterClient): Promise<number> {
   await client.createWorld({ world_id: 'w', bodies: [body(1, 'static', [0, 0], [circle(1.5)])] });
@@ -21,5 +24,19 @@ export async function sample(client: ArbiterClient): Promise<number> {
   const where: string = fleet.worlds[0].instance;
   const code: string = fleet.unreachable[0].error.codeName;
   void where, code;
+  const frozen = await client.freezeWorld({ world_id: 'w', destination: 'b:2' });
+  const journal: Buffer = await client.exportJournal({ world_id: 'w', from_tick: frozen.tick - BigInt(frozen.history_ticks) });
+  const imported = await client.importWorld({
+    world_id: 'w', journal, expected_tick: frozen.tick, expected_state_hash: frozen.state_hash,
+  });
+  const records: bigint = imported.records;
+  // @ts-expect-error the journal is bytes, not a string
+  await client.importWorld({ world_id: 'w', journal: 'file', expected_tick: 0, expected_state_hash: 0 });
+  const report: MigrationReport = await migrateWorld(client, 'b:2', 'w', { token: 't', destinationAddress: 'b.internal:2' });
+  const refused: number = report.write_refusal_ms;
+  const hash: bigint = report.state_hash;
+  // @ts-expect-error the world id is a string
+  await migrateWorld('a:1', 'b:2', 7);
+  void records, refused, hash;
   return toUnits(reply.results[0].hits[0].fraction);
 }

@@ -65,6 +65,11 @@ class Client:
         self.close()
 
     @property
+    def target(self):
+        """The address connected to ("host:port")."""
+        return self._target
+
+    @property
     def max_batch(self):
         return max(1, self.info.limits.max_batch)
 
@@ -287,6 +292,23 @@ class Client:
         chunks = self._stub.ExportJournal(pb.ExportJournalRequest(world_id=world_id, from_tick=from_tick,
                                                                   to_tick=to_tick), metadata=self._routed(world_id))
         return b"".join(c.data for c in self._stream(chunks))
+
+    # ---- Moving a world (admin; arbiter.proto "Moving a world", fleet.migrate_world) ------
+    def freeze_world(self, world_id, moving_to="", thaw=False):
+        """FreezeWorld: from now on every write to the world is refused with
+        UNAVAILABLE naming `moving_to` ("host:port", required unless thaw),
+        reads go on; with thaw=True writes are accepted again. Idempotent.
+        The FreezeWorldResponse (tick, state_hash, history_ticks, frozen)."""
+        return self._call("FreezeWorld", pb.FreezeWorldRequest(world_id=world_id, destination=moving_to, thaw=thaw))
+
+    def import_world(self, world_id, journal, expected_tick, expected_state_hash):
+        """ImportWorld: adds the world rebuilt from `journal` (export_journal's
+        bytes from another instance), all or nothing, checked to replay to
+        `expected_tick` with `expected_state_hash` (FAILED_PRECONDITION
+        otherwise). The ImportWorldResponse (world, records)."""
+        return self._call("ImportWorld", pb.ImportWorldRequest(world_id=world_id, journal=journal,
+                                                               expected_tick=expected_tick,
+                                                               expected_state_hash=expected_state_hash))
 
 
 class _Watch:

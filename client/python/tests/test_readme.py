@@ -1,7 +1,7 @@
 """The documentation's client snippets (between <!-- snippet: NAME -->
 markers, in README.md or docs/*.md) run against a live server: the Python
-first program as a program, and each grpcurl line through the reflection
-calls grpcurl makes."""
+first program and the migration example (against two) as programs, and
+each grpcurl line through the reflection calls grpcurl makes."""
 
 import glob
 import os
@@ -14,6 +14,7 @@ import pytest
 from google.protobuf import descriptor_pb2
 
 import server_reflection_pb2 as refl
+from conftest import start_server
 from test_reflection import call, pool_for, reflect
 
 
@@ -46,6 +47,27 @@ def test_python_first_program(server, tmp_path):
     assert "max_batch 100" in result.stdout
     assert re.search(r"tick 120: body 2 hit at y = (0\.99\d|1\.00\d)", result.stdout), result.stdout
     assert "refused: ALREADY_EXISTS world_id" in result.stdout
+
+
+def test_python_migrate_program(tmp_path):
+    program = tmp_path / "migrate.py"
+    program.write_text(snippet("python-migrate"))
+    assert len(program.read_text().splitlines()) < 30
+    servers = [start_server(f"--data_dir={tmp_path / name}", "--journal_sync=off") for name in ("a", "b")]
+    try:
+        result = subprocess.run([sys.executable, str(program)], capture_output=True, text=True, timeout=120,
+                                env={**os.environ, "ARBITER_FROM": servers[0].address,
+                                     "ARBITER_TO": servers[1].address})
+    finally:
+        for s in servers:
+            s.stop()
+    assert result.returncode == 0, result.stderr
+    before = re.search(r"^before: (tick 30 hash 0x[0-9a-f]+)$", result.stdout, re.M)
+    assert before, result.stdout
+    assert re.search(r"^after: (.*)$", result.stdout, re.M).group(1) == before.group(1), result.stdout
+    assert re.search(r"^moved at tick 30: [1-9]\d* records, [1-9]\d* bytes, writes refused for \d+\.\d ms$",
+                     result.stdout, re.M), result.stdout
+    assert f"source: UNAVAILABLE world 'roaming' moved to {servers[1].address}; retry" in result.stdout, result.stdout
 
 
 def grpcurl(address, line):
