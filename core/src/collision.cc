@@ -9,6 +9,9 @@
 #include "collision_internal.h"
 
 namespace arbiter {
+
+using internal::RayFrame;
+
 namespace {
 
 // A convex core of any size (proxies hold 8 points, Minkowski differences
@@ -68,13 +71,44 @@ bool PolygonCoreContains(const Core& c, Vec2 p) {
   return true;
 }
 
-bool CoreContainsPoint(const Core& c, Vec2 p) {
-  if (c.count >= 3 && PolygonCoreContains(c, p)) return true;
+// Exact squared distance from p to the box [lo, hi], Q64.64. Each gap is a
+// difference of two world-space coordinates, below 2^31 units (limits.h), so
+// its square is below 2^126 and the sum of two below 2^127.
+Int128 DistanceSquaredToBox(Vec2 p, Vec2 lo, Vec2 hi) {
+  const Fixed dx = p.x < lo.x ? lo.x - p.x : (p.x > hi.x ? p.x - hi.x : kFixedZero);
+  const Fixed dy = p.y < lo.y ? lo.y - p.y : (p.y > hi.y ? p.y - hi.y : kFixedZero);
+  return MulWide(dx, dx) + MulWide(dy, dy);
+}
+
+// Exact: is p within r of the core (inside a polygon core, or within r of
+// one of its edges)? The answer of the plain definition
+//     (count >= 3 && PolygonCoreContains) || some edge PointWithinSegment(r),
+// with two shortcuts that cannot change it, both because a core is convex
+// (proxy.h; placed polygons stay strictly convex after rounding, shapes.cc):
+// a convex core and its edges lie in the box of its points, so a point
+// farther than r from that box is neither inside nor within r of an edge;
+// and with r = 0 a point on an edge of a convex polygon is inside it, so the
+// edge loop could only repeat PolygonCoreContains's answer.
+bool CoreWithin(const Core& c, Vec2 p, Fixed r) {
+  if (c.count >= 2) {
+    Vec2 lo = c.points[0], hi = lo;
+    for (int i = 1; i < c.count; ++i) {
+      lo = {Min(lo.x, c.points[i].x), Min(lo.y, c.points[i].y)};
+      hi = {Max(hi.x, c.points[i].x), Max(hi.y, c.points[i].y)};
+    }
+    if (DistanceSquaredToBox(p, lo, hi) > MulWide(r, r)) return false;
+  }
+  if (c.count >= 3) {
+    if (PolygonCoreContains(c, p)) return true;
+    if (r == kFixedZero) return false;
+  }
   for (int i = 0; i < EdgeCount(c); ++i) {
-    if (PointWithinSegment(p, EdgeStart(c, i), EdgeEnd(c, i), c.radius)) return true;
+    if (PointWithinSegment(p, EdgeStart(c, i), EdgeEnd(c, i), r)) return true;
   }
   return false;
 }
+
+bool CoreContainsPoint(const Core& c, Vec2 p) { return CoreWithin(c, p, c.radius); }
 
 // A point the two cores share, when they intersect (exact decision).
 bool CoresIntersect(const Core& a, const Core& b, Vec2* witness) {
@@ -186,6 +220,13 @@ ScaledEdge ScaleEdge(Vec2 e) {
   se.shift = width < 61 ? 61 - width : 0;
   se.x = static_cast<int64_t>(static_cast<uint64_t>(e.x.raw()) << se.shift);
   se.y = static_cast<int64_t>(static_cast<uint64_t>(e.y.raw()) << se.shift);
+  if (ex == 0 || ey == 0) {
+    // An axis-aligned edge (every edge of an unrotated box): the sum of
+    // squares is the square of the one magnitude m, whose correctly
+    // rounded root is m itself; no square root needed.
+    se.length = static_cast<int64_t>((ex | ey) << se.shift);
+    return se;
+  }
   se.length = static_cast<int64_t>(ISqrtRound(Int128::Mul(se.x, se.x) + Int128::Mul(se.y, se.y)));
   return se;
 }
@@ -230,11 +271,32 @@ ClosestPair ClosestCorePoints(const Core& a, const Core& b) {
   return best;
 }
 
+// CoresIntersect and TestOverlapCores for a pair of which one core is a
+// single point c (every disk, so every disk sweep's contact point): the
+// cores meet exactly when c lies in the other core, and then the witness
+// CoresIntersect finds is c itself (its crossing of c's degenerate edge with
+// an edge of the other core is collinear, and falls back to c); the rounded
+// shapes overlap exactly when c lies within ra + rb of it (TestOverlap).
+struct PointPair {
+  bool is_point_pair = false;
+  Vec2 point;
+  const Core* other = nullptr;
+};
+
+PointPair AsPointPair(const Core& a, const Core& b) {
+  if (a.count == 1) return {true, a.points[0], &b};
+  if (b.count == 1) return {true, b.points[0], &a};
+  return {};
+}
+
 DistanceOutput DistanceCores(const Core& a, const Core& b) {
   DistanceOutput out;
+  const PointPair point_pair = AsPointPair(a, b);
   Vec2 witness;
-  if (CoresIntersect(a, b, &witness)) {
-    out.point_a = out.point_b = witness;
+  const bool cores_meet = point_pair.is_point_pair ? CoreWithin(*point_pair.other, point_pair.point, kFixedZero)
+                                                   : CoresIntersect(a, b, &witness);
+  if (cores_meet) {
+    out.point_a = out.point_b = point_pair.is_point_pair ? point_pair.point : witness;
     return out;
   }
   const ClosestPair pair = ClosestCorePoints(a, b);
@@ -249,8 +311,12 @@ DistanceOutput DistanceCores(const Core& a, const Core& b) {
   } else {
     n = GetLengthAndNormalize(&core_distance, pair.on_b - pair.on_a);
   }
-  // TestOverlapCores(a, b), whose first half (CoresIntersect) said no above.
-  if (RoundingsOverlap(a, b)) {
+  // TestOverlapCores(a, b) otherwise, whose first half (CoresIntersect)
+  // said no above.
+  const bool rounded_overlap = point_pair.is_point_pair
+                                   ? CoreWithin(*point_pair.other, point_pair.point, a.radius + b.radius)
+                                   : RoundingsOverlap(a, b);
+  if (rounded_overlap) {
     // Rounded shapes overlap although their cores do not. On the line
     // through the closest core points (on_a at s = 0, on_b at s = d), the
     // points within ra of on_a and within rb of on_b, both disks inside
@@ -276,7 +342,12 @@ DistanceOutput DistanceCores(const Core& a, const Core& b) {
 
 // A ray-circle hit, Box2D style: the closest approach to the centre first,
 // so that nothing cancels catastrophically.
-bool RayCastCircle(Vec2 center, Fixed radius, const RayCastInput& in, Fixed length, Vec2 dir, CastOutput* out) {
+// Sets *fraction and *along (the distance to the entry point); the normal
+// is left to the caller, which needs it for the nearest circle only.
+bool RayCastCircle(Vec2 center, Fixed radius, const RayCastInput& in, const RayFrame& frame, Fixed* fraction_out,
+                   Fixed* along_out) {
+  const Fixed length = frame.length();
+  const Vec2 dir = frame.dir();
   const Vec2 s = in.origin - center;
   const Fixed t = -Dot(s, dir);
   const Vec2 closest = MulAdd(s, t, dir);
@@ -290,21 +361,30 @@ bool RayCastCircle(Vec2 center, Fixed radius, const RayCastInput& in, Fixed leng
   const Fixed along = Max(t - h, kFixedZero);
   const Fixed fraction = along / length;
   if (fraction > in.max_fraction) return false;
-  out->fraction = fraction;
-  out->point = MulAdd(in.origin, fraction, in.translation);
-  out->normal = Normalize(MulAdd(s, along, dir));
-  out->hit = true;
+  *fraction_out = fraction;
+  *along_out = along;
   return true;
 }
 
-// The first hit among the circles of radius c.radius around c's points.
-CastOutput NearestCircleHit(const Core& c, const RayCastInput& in, Fixed length, Vec2 dir) {
+// The first hit among the circles of radius c.radius around c's points (the
+// first such circle on a tie). Point and normal are those of that circle's
+// hit, computed for it alone.
+CastOutput NearestCircleHit(const Core& c, const RayCastInput& in, const RayFrame& frame) {
   CastOutput best;
+  int best_index = -1;
+  Fixed best_along;
   for (int i = 0; i < c.count; ++i) {
-    CastOutput candidate;
-    if (RayCastCircle(c.points[i], c.radius, in, length, dir, &candidate) && (!best.hit || candidate.fraction < best.fraction)) {
-      best = candidate;
+    Fixed fraction, along;
+    if (RayCastCircle(c.points[i], c.radius, in, frame, &fraction, &along) && (!best.hit || fraction < best.fraction)) {
+      best.fraction = fraction;
+      best.hit = true;
+      best_index = i;
+      best_along = along;
     }
+  }
+  if (best.hit) {
+    best.point = MulAdd(in.origin, best.fraction, in.translation);
+    best.normal = Normalize(MulAdd(in.origin - c.points[best_index], best_along, frame.dir()));
   }
   return best;
 }
@@ -330,11 +410,12 @@ Int128 RadiusTimesLength(Fixed r, Vec2 e) {
   return se.shift == 0 ? product : product.ShiftRightRound(se.shift);
 }
 
-CastOutput RayCastCoreFromOutside(const Core& c, const RayCastInput& in) {
+// `frame` is that of in.translation.
+CastOutput RayCastCoreFromOutside(const Core& c, const RayCastInput& in, const RayFrame& frame) {
   CastOutput out;
-  Fixed length;
-  const Vec2 dir = GetLengthAndNormalize(&length, in.translation);
-  if (length == kFixedZero) return out;
+  // |translation| rounds to zero only for the zero vector (a nonzero length
+  // squared is at least one raw unit, whose root rounds to one).
+  if (in.translation == Vec2{}) return out;
 
   if (c.count >= 2) {
     const int faces = c.count == 2 ? 2 : c.count;
@@ -344,6 +425,7 @@ CastOutput RayCastCoreFromOutside(const Core& c, const RayCastInput& in) {
     Int128 exit_num = MulWide(in.max_fraction, kFixedOne), exit_den = MulWide(kFixedOne, kFixedOne);
     bool outside_parallel = false;
     Vec2 face_start[kMaxPolygonVertices * 2], face_edge[kMaxPolygonVertices * 2];
+    const Int128 r2 = MulWide(c.radius, c.radius);
     for (int i = 0; i < faces && !outside_parallel; ++i) {
       const Vec2 a = c.points[i];
       const Vec2 b = c.count == 2 ? c.points[1 - i] : c.points[(i + 1) % c.count];
@@ -356,22 +438,23 @@ CastOutput RayCastCoreFromOutside(const Core& c, const RayCastInput& in) {
       // rounded offset misplaces the face by up to r / (2 |e|) ulp, and an
       // origin that close must still see the face it is about to enter.
       const Int128 dist = DotWide(n, in.origin - a);  // |e| x signed distance to the edge line
-      const Int128 r2 = MulWide(c.radius, c.radius);
       const bool outside = dist.Sign() > 0 && (c.radius == kFixedZero || CompareProducts(dist, dist, r2, LengthSquaredWide(e)) > 0);
-      const Int128 offset = c.radius == kFixedZero ? Int128(0) : RadiusTimesLength(c.radius, e);
-      // The rounded height, clamped to agree with the exact classification.
-      Int128 height = dist - offset;
-      if (outside && height.IsNegative()) height = 0;
-      if (!outside && height.Sign() > 0) height = 0;
       const Int128 den = DotWide(n, in.translation);
       if (den.IsZero() || (outside && den.Sign() > 0)) {
         // Parallel to the face, or leaving it, from outside: no entry.
         if (outside) outside_parallel = true;
         continue;
       }
+      // Faces skipped above and below never use the height, whose offset
+      // costs a square root: it is formed only for the faces that clip.
+      if (den.IsNegative() && !outside) continue;
+      const Int128 offset = c.radius == kFixedZero ? Int128(0) : RadiusTimesLength(c.radius, e);
+      // The rounded height, clamped to agree with the exact classification.
+      Int128 height = dist - offset;
+      if (outside && height.IsNegative()) height = 0;
+      if (!outside && height.Sign() > 0) height = 0;
       if (den.IsNegative()) {
         // Entering: t = height / -den, for faces the origin is outside of.
-        if (!outside) continue;
         const Int128 num = height, pos_den = -den;
         if (enter_face < 0 || CompareProducts(num, enter_den, enter_num, pos_den) > 0) {
           enter_num = num;
@@ -411,7 +494,7 @@ CastOutput RayCastCoreFromOutside(const Core& c, const RayCastInput& in) {
           // an ulp of the fraction times |translation| off the face: a long
           // ray grazing a corner of a thin rounding (a sweep of two nearly
           // sharp shapes) otherwise missed a face it crosses.
-          CastOutput corner = NearestCircleHit(c, in, length, dir);
+          CastOutput corner = NearestCircleHit(c, in, frame);
           if (corner.hit) return corner;
           // Each term below 2^31 (|translation| <= 2^30 units), so the sum fits.
           const int64_t drift = (Abs(in.translation.x).raw() >> Fixed::kFractionBits) +
@@ -439,7 +522,7 @@ CastOutput RayCastCoreFromOutside(const Core& c, const RayCastInput& in) {
       if (fraction > in.max_fraction) return out;
       out.fraction = fraction;
       out.point = nearest;
-      out.normal = -dir;
+      out.normal = -frame.dir();
       out.hit = true;
       return out;
     } else if (clipped_away) {
@@ -449,13 +532,20 @@ CastOutput RayCastCoreFromOutside(const Core& c, const RayCastInput& in) {
   }
 
   // Corner wedges, and disks: the nearest vertex circle hit.
-  return NearestCircleHit(c, in, length, dir);
+  return NearestCircleHit(c, in, frame);
 }
 
 }  // namespace
 
 bool TestOverlap(const ShapeProxy& a, const ShapeProxy& b) {
   if (!AabbsOverlap(a, b)) return false;
+  // A disk (or point) against anything: TestOverlapCores's answer for a
+  // one-point core is "the point lies within ra + rb of the other core"
+  // (its crossing tests then only find the point on an edge, and its
+  // vertex-to-point distances are each bounded by an edge's distance), which
+  // CoreWithin decides with a box test and one edge loop.
+  if (a.count == 1) return CoreWithin(CoreOf(b), a.points[0], a.radius + b.radius);
+  if (b.count == 1) return CoreWithin(CoreOf(a), b.points[0], a.radius + b.radius);
   return TestOverlapCores(CoreOf(a), CoreOf(b));
 }
 
@@ -470,6 +560,10 @@ bool ContainsPoint(const Shape& shape, const Transform& xf, Vec2 point) {
 }
 
 CastOutput RayCast(const ShapeProxy& proxy, const RayCastInput& input) {
+  return internal::RayCast(proxy, input, RayFrame(input.translation));
+}
+
+CastOutput internal::RayCast(const ShapeProxy& proxy, const RayCastInput& input, const RayFrame& frame) {
   // A chain segment is seen from its front only (chain.h).
   if (proxy.one_sided && ChainSide(proxy, input.origin) <= 0) return CastOutput{};
   if (ContainsPoint(proxy, input.origin)) {
@@ -478,7 +572,7 @@ CastOutput RayCast(const ShapeProxy& proxy, const RayCastInput& input) {
     out.hit = true;
     return out;
   }
-  return RayCastCoreFromOutside(CoreOf(proxy), input);
+  return RayCastCoreFromOutside(CoreOf(proxy), input, frame);
 }
 
 CastOutput RayCast(const Shape& shape, const Transform& xf, const RayCastInput& input) {
@@ -505,15 +599,18 @@ bool HiddenByChain(const ShapeProxy& a, const ShapeProxy& b) {
 
 }  // namespace
 
-CastOutput ShapeCast(const ShapeCastInput& input) { return internal::ShapeCastWithoutPoint(input, true); }
+CastOutput ShapeCast(const ShapeCastInput& input) {
+  CastOutput out = internal::ShapeCastWithoutPoint(input, RayFrame(input.translation));
+  if (out.hit) out.point = internal::ShapeCastPoint(input, out.fraction);
+  return out;
+}
 
-namespace internal {
-
-CastOutput ShapeCastWithoutPoint(const ShapeCastInput& input, bool want_point) {
+CastOutput internal::ShapeCastWithoutPoint(const ShapeCastInput& input, const RayFrame& frame) {
   CastOutput out;
   if (HiddenByChain(input.a, input.b)) return out;
+  // Overlapping at the start: a hit at fraction 0 (whose point,
+  // ShapeCastPoint at 0, is ShapeDistance of the unmoved shapes).
   if (TestOverlap(input.a, input.b)) {
-    if (want_point) out.point = ShapeDistance(input.a, input.b).point_b;
     out.hit = true;
     return out;
   }
@@ -541,20 +638,18 @@ CastOutput ShapeCastWithoutPoint(const ShapeCastInput& input, bool want_point) {
   }
   const Core minkowski{hull.data(), hull_count, input.a.radius + input.b.radius};
   RayCastInput ray{Vec2{}, input.translation, input.max_fraction};
-  out = RayCastCoreFromOutside(minkowski, ray);
-  if (!out.hit) return out;
-  if (!want_point) {
-    out.point = Vec2{};
-    return out;
-  }
-  // The contact point on B: where A, moved to the time of impact, is closest.
-  ShapeProxy moved = input.a;
-  const Vec2 shift = out.fraction * input.translation;
-  for (int i = 0; i < moved.count; ++i) moved.points[i] += shift;
-  out.point = ShapeDistance(moved, input.b).point_b;
+  out = RayCastCoreFromOutside(minkowski, ray, frame);
+  out.point = Vec2{};  // the Minkowski space's, not the answer's
   return out;
 }
 
-}  // namespace internal
+Vec2 internal::ShapeCastPoint(const ShapeCastInput& input, Fixed fraction) {
+  // The contact point on B: where A, moved to the time of impact, is
+  // closest. At fraction 0 the shift is exactly zero.
+  ShapeProxy moved = input.a;
+  const Vec2 shift = fraction * input.translation;
+  for (int i = 0; i < moved.count; ++i) moved.points[i] += shift;
+  return ShapeDistance(moved, input.b).point_b;
+}
 
 }  // namespace arbiter

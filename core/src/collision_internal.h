@@ -1,15 +1,53 @@
-// Variants of the public collision routines (collision.h) for callers
-// inside the core that need less than the full answer.
+// The narrow phase as the world's queries call it: the same functions as
+// collision.h, with what stays the same across one query's candidates
+// computed once per query, and what only the winning candidate needs left
+// for the caller to compute for the winner alone. Every answer is bit for
+// bit that of the public function (RayCast, ShapeCast).
 #pragma once
 
 #include "arbiter/core/collision.h"
+#include "arbiter/core/math.h"
 
 namespace arbiter::internal {
 
-/// ShapeCast(input) when `want_point`; otherwise the same hit, fraction and
-/// normal with `point` left zero, skipping the distance computation that
-/// only the point needs (the step's continuous collision reads the
-/// fraction alone).
-CastOutput ShapeCastWithoutPoint(const ShapeCastInput& input, bool want_point);
+/// A ray's translation with its length and direction, which the circle and
+/// corner tests need: one square root and two divisions, formed on first use
+/// and then kept for every candidate of the query. Not thread-safe: one per
+/// query.
+class RayFrame {
+ public:
+  explicit RayFrame(Vec2 translation) : translation_(translation) {}
+
+  Fixed length() const {
+    Prepare();
+    return length_;
+  }
+  Vec2 dir() const {
+    Prepare();
+    return dir_;
+  }
+
+ private:
+  void Prepare() const {
+    if (ready_) return;
+    dir_ = GetLengthAndNormalize(&length_, translation_);
+    ready_ = true;
+  }
+
+  Vec2 translation_;
+  mutable Fixed length_;
+  mutable Vec2 dir_;
+  mutable bool ready_ = false;
+};
+
+/// RayCast(proxy, input), with `frame` that of input.translation.
+CastOutput RayCast(const ShapeProxy& proxy, const RayCastInput& input, const RayFrame& frame);
+
+/// ShapeCast(input) without the contact point (left zero), with `frame`
+/// that of input.translation; ShapeCastPoint gives the point of a hit.
+CastOutput ShapeCastWithoutPoint(const ShapeCastInput& input, const RayFrame& frame);
+
+/// The contact point ShapeCast reports for a hit at `fraction`.
+Vec2 ShapeCastPoint(const ShapeCastInput& input, Fixed fraction);
 
 }  // namespace arbiter::internal

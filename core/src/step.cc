@@ -86,12 +86,24 @@ void TagSensors(const World::Impl& w, std::vector<SensorEvent>* list) {
   }
 }
 
+// `extra` (sorted) merged into the sorted `list`.
+void MergeSensors(std::vector<SensorEvent>* list, const std::vector<SensorEvent>& extra) {
+  if (extra.empty()) return;
+  std::vector<SensorEvent> merged;
+  std::merge(list->begin(), list->end(), extra.begin(), extra.end(), std::back_inserter(merged), internal::SensorLess);
+  *list = std::move(merged);
+}
+
 void ReportEvents(const World::Impl& w, StepState* st, const std::vector<SensorEvent>& sensors, TickEvents* events) {
   *events = TickEvents();
   std::set_difference(sensors.begin(), sensors.end(), w.sensor_overlaps.begin(), w.sensor_overlaps.end(),
                       std::back_inserter(events->sensor_enter), internal::SensorLess);
   std::set_difference(w.sensor_overlaps.begin(), w.sensor_overlaps.end(), sensors.begin(), sensors.end(),
                       std::back_inserter(events->sensor_exit), internal::SensorLess);
+  // A sensor crossed within the tick: entered and left in it.
+  const std::vector<SensorEvent> crossed = internal::FindSensorCrossings(w, *st, w.sensor_overlaps, sensors);
+  MergeSensors(&events->sensor_enter, crossed);
+  MergeSensors(&events->sensor_exit, crossed);
   std::sort(st->begin_events.begin(), st->begin_events.end(), EventLess);
   std::sort(st->end_events.begin(), st->end_events.end(), EventLess);
   events->contact_begin = std::move(st->begin_events);
@@ -125,6 +137,7 @@ StepState& StepScratch::Fresh() {
   st.next_contacts.clear();
   st.begin_events.clear();
   st.end_events.clear();
+  st.swept.clear();
   return st;
 }
 
@@ -145,7 +158,7 @@ void World::Step(TickEvents* events, StepTimes* times) {
   clock.Lap(&StepTimes::contacts_ns);
   internal::SolveContacts(w, &st);
   clock.Lap(&StepTimes::solve_ns);
-  internal::FinalizeBodies(w, st);
+  internal::FinalizeBodies(w, &st);
   clock.Lap(&StepTimes::finalize_ns);
   std::vector<SensorEvent> sensors = internal::FindSensorOverlaps(w);
   if (events != nullptr) ReportEvents(w, &st, sensors, events);

@@ -1,9 +1,10 @@
 // Stage 5 of a tick: poses, then continuous collision.
 //
 // Speculative contacts catch most fast motion; this pass stops any dynamic
-// body that would still tunnel through static or kinematic geometry (and,
-// for bullets, through dynamic bodies) by casting its shapes along the
-// tick's motion and stopping it just short of the first impact.
+// body that would still tunnel through static or kinematic geometry by
+// casting its shapes along the tick's motion and stopping it just short of
+// the first impact. Bullets go second, once every other mover has its
+// pose, and are cast against the movers along the relative motion too.
 #include "arbiter/core/fixed_math.h"
 #include "step_internal.h"
 
@@ -25,14 +26,6 @@ void ClampToWorld(Vec2* center, Vec2* velocity) {
   }
 }
 
-// The shape's local points placed at `xf`: what MakeProxy gives for the
-// shape the record was made from.
-ShapeProxy PlacedProxy(const World::Impl& w, const ShapeRecord& s, const Transform& xf) {
-  Vec2 placed[kMaxPolygonVertices];
-  for (int i = 0; i < s.point_count; ++i) placed[i] = TransformPoint(xf, w.local_points[s.point_offset + i]);
-  return ProxyFromPoints(s, placed);
-}
-
 // The earliest impact fraction of the body's shapes moving by `motion` from
 // `start_pose`, or one. Only shapes that move more than half their smaller
 // half-extent (Box2D v3's safety factor) can tunnel; touching at the start is
@@ -41,57 +34,153 @@ Fixed TimeOfImpact(const World::Impl& w, const BodyRecord& body, const Transform
                    bool any_kinematic) {
   Fixed toi = kFixedOne;
   QueryFilter filter;
-  filter.body_types = body.is_bullet ? 0b111 : 0b011;  // static and kinematic (+ dynamic for bullets)
+  // Static and kinematic geometry; a bullet's movers are BulletTimeOfImpact's.
+  filter.body_types = body.is_bullet ? 0b001 : 0b011;
   const uint64_t self[1] = {body.id};
   filter.exclude_bodies = self;
-  // Without kinematic bodies only bullets can meet anything movable.
-  const bool search_movable = body.is_bullet || any_kinematic;
+  const bool search_movable = !body.is_bullet && any_kinematic;
   for (uint32_t k = 0; k < body.shape_count; ++k) {
     const ShapeRecord& s = w.shapes[body.first_shape + k];
     if (s.is_sensor) continue;
-    const Aabb box = ComputeProxyAabb(w.ProxyOf(s));
-    const Fixed size = Min(box.upper.x - box.lower.x, box.upper.y - box.lower.y).Half().Half();
-    if (Max(Abs(motion.x), Abs(motion.y)) <= size) continue;
+    if (!MovesFarEnough(w, s, motion)) continue;
     QueryFilter shape_filter = filter;
     shape_filter.category_bits = s.filter.category_bits;
     shape_filter.mask_bits = s.filter.mask_bits;
-    // Only the fraction is read: no contact point.
-    const auto hit = w.CastProxyClosest(PlacedProxy(w, s, start_pose), motion, shape_filter, search_movable, false);
+    const auto hit = w.CastProxyClosest(PlacedProxy(w, s, start_pose), motion, shape_filter, search_movable);
     if (hit && hit->fraction > kFixedZero) toi = Min(toi, hit->fraction);
   }
   return toi;
 }
 
+// Whether any of the body's non-sensor shapes moves far enough to be cast.
+bool SweepsAnyShape(const World::Impl& w, const BodyRecord& body, Vec2 motion) {
+  for (uint32_t k = 0; k < body.shape_count; ++k) {
+    const ShapeRecord& s = w.shapes[body.first_shape + k];
+    if (!s.is_sensor && MovesFarEnough(w, s, motion)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
-void FinalizeBodies(World::Impl& w, const StepState& st) {
+bool MovesFarEnough(const World::Impl& w, const ShapeRecord& s, Vec2 motion) {
+  const Aabb box = ComputeProxyAabb(w.ProxyOf(s));
+  const Fixed size = Min(box.upper.x - box.lower.x, box.upper.y - box.lower.y).Half().Half();
+  return Max(Abs(motion.x), Abs(motion.y)) > size;
+}
+
+ShapeProxy PlacedProxy(const World::Impl& w, const ShapeRecord& s, const Transform& xf) {
+  Vec2 placed[kMaxPolygonVertices];
+  for (int i = 0; i < s.point_count; ++i) placed[i] = TransformPoint(xf, w.local_points[s.point_offset + i]);
+  return ProxyFromPoints(s, placed);
+}
+
+namespace {
+
+// A mover's path this tick: from `start` (the end rotation) by `motion`.
+struct MoverPath {
+  Transform start;
+  Vec2 motion;
+};
+
+// Stage 5a for one mover: velocities and the end pose from the solver,
+// kept inside the world range; `path` gets the start pose (at the end
+// rotation) and the motion before any continuous collision.
+Transform SolvedPose(BodyRecord& body, const SolverBody& sb, MoverPath* path) {
+  body.linear_velocity = sb.v;
+  body.angular_velocity = sb.w;
+  const Vec2 start_center = TransformPoint(body.transform, body.local_center);
+  Vec2 end_center = start_center + sb.delta_position;
+  ClampToWorld(&end_center, &body.linear_velocity);
+  const Rot q = NormalizeRot(MulRot(sb.delta_rotation, body.transform.q));
+  path->start = {start_center - RotateVector(q, body.local_center), q};
+  path->motion = sb.delta_position;
+  return {end_center - RotateVector(q, body.local_center), q};
+}
+
+// The pose reached by moving from path.start along path.motion up to just
+// short of `toi` (backed off by the linear slop).
+Vec2 StopShort(const MoverPath& path, Fixed toi) {
+  const Fixed length = Length(path.motion);
+  const Fixed back = length > kFixedZero ? kLinearSlop / length : kFixedZero;
+  const Fixed t = Max(toi - back, kFixedZero);
+  return path.start.p + t * path.motion;
+}
+
+Aabb SweptBox(const ShapeProxy& start, Vec2 motion) {
+  const Aabb box = ComputeProxyAabb(start);
+  return Union(box, {box.lower + motion, box.upper + motion});
+}
+
+// The earliest impact of a bullet's shapes against the other movers along
+// the relative motion: each target's shape is placed at its start pose and
+// the bullet moves by its own motion less the target's, so that a plank
+// and a bullet closing on each other meet where they really meet (casting
+// against the target's end pose alone can put the bullet on its far side).
+// Other bullets are not targets (as in Box2D), nor are sensors.
+Fixed BulletTimeOfImpact(const World::Impl& w, const StepState& st, size_t bullet,
+                         const std::vector<MoverPath>& paths) {
+  const BodyRecord& body = w.bodies[st.movers[bullet].second];
+  const MoverPath& own = paths[bullet];
+  Fixed toi = kFixedOne;
+  for (uint32_t k = 0; k < body.shape_count; ++k) {
+    const ShapeRecord& s = w.shapes[body.first_shape + k];
+    if (s.is_sensor || !MovesFarEnough(w, s, own.motion)) continue;
+    const ShapeProxy moving = PlacedProxy(w, s, own.start);
+    const Aabb reach = SweptBox(moving, own.motion);
+    for (size_t m = 0; m < st.movers.size(); ++m) {
+      const BodyRecord& target = w.bodies[st.movers[m].second];
+      if (m == bullet || (target.type == BodyType::kDynamic && target.is_bullet)) continue;
+      for (uint32_t j = 0; j < target.shape_count; ++j) {
+        const ShapeRecord& t = w.shapes[target.first_shape + j];
+        if (t.is_sensor || !ShouldCollide(s.filter, t.filter)) continue;
+        const ShapeProxy placed = PlacedProxy(w, t, paths[m].start);
+        if (!Overlaps(reach, SweptBox(placed, paths[m].motion))) continue;
+        const CastOutput hit = ShapeCast({moving, placed, own.motion - paths[m].motion, toi});
+        if (hit.hit && hit.fraction > kFixedZero) toi = Min(toi, hit.fraction);
+      }
+    }
+  }
+  return toi;
+}
+
+bool IsBullet(const BodyRecord& body) { return body.type == BodyType::kDynamic && body.is_bullet; }
+
+}  // namespace
+
+void FinalizeBodies(World::Impl& w, StepState* state) {
+  StepState& st = *state;
+  std::vector<MoverPath> paths(st.movers.size());
+  std::vector<Transform> ends(st.movers.size());
+  // Pass 1: every mover but the bullets takes its pose; a dynamic one that
+  // would tunnel through static or kinematic geometry stops short of it.
   for (size_t i = 0; i < st.movers.size(); ++i) {
     const uint32_t slot = st.movers[i].second;
     BodyRecord& body = w.bodies[slot];
-    const SolverBody& sb = st.solver[i + 1];
-    body.linear_velocity = sb.v;
-    body.angular_velocity = sb.w;
-    const Vec2 start_center = TransformPoint(body.transform, body.local_center);
-    Vec2 end_center = start_center + sb.delta_position;
-    ClampToWorld(&end_center, &body.linear_velocity);
-    const Rot q = NormalizeRot(MulRot(sb.delta_rotation, body.transform.q));
-    Transform end{end_center - RotateVector(q, body.local_center), q};
-
-    // Continuous collision: cast each shape (at the end rotation) along the
-    // centre's path against what it must not pass through.
-    if (body.type == BodyType::kDynamic && sb.delta_position != Vec2{}) {
-      const Vec2 motion = sb.delta_position;
-      const Transform start_pose{start_center - RotateVector(q, body.local_center), q};
-      const Fixed toi = TimeOfImpact(w, body, start_pose, motion, st.any_kinematic);
-      if (toi < kFixedOne) {
-        // Stop just short of the impact: back off by the linear slop.
-        const Fixed length = Length(motion);
-        const Fixed back = length > kFixedZero ? kLinearSlop / length : kFixedZero;
-        const Fixed t = Max(toi - back, kFixedZero);
-        end.p = start_pose.p + t * motion;
-      }
+    ends[i] = SolvedPose(body, st.solver[i + 1], &paths[i]);
+    if (IsBullet(body)) continue;
+    if (body.type == BodyType::kDynamic && paths[i].motion != Vec2{}) {
+      const Fixed toi = TimeOfImpact(w, body, paths[i].start, paths[i].motion, st.any_kinematic);
+      if (toi < kFixedOne) ends[i].p = StopShort(paths[i], toi);
+      if (SweepsAnyShape(w, body, paths[i].motion)) st.swept.push_back({slot, paths[i].start, ends[i].p - paths[i].start.p});
     }
-    body.transform = end;
+    paths[i].motion = ends[i].p - paths[i].start.p;  // what the body really did
+    body.transform = ends[i];
+    w.SyncBodyShapes(slot);
+  }
+  // Pass 2: bullets, in id order, against static geometry (as above) and
+  // against the other movers along the relative motion.
+  for (size_t i = 0; i < st.movers.size(); ++i) {
+    const uint32_t slot = st.movers[i].second;
+    BodyRecord& body = w.bodies[slot];
+    if (!IsBullet(body)) continue;
+    if (paths[i].motion != Vec2{}) {
+      Fixed toi = TimeOfImpact(w, body, paths[i].start, paths[i].motion, /*any_kinematic=*/false);
+      toi = Min(toi, BulletTimeOfImpact(w, st, i, paths));
+      if (toi < kFixedOne) ends[i].p = StopShort(paths[i], toi);
+      if (SweepsAnyShape(w, body, paths[i].motion)) st.swept.push_back({slot, paths[i].start, ends[i].p - paths[i].start.p});
+    }
+    body.transform = ends[i];
     w.SyncBodyShapes(slot);
   }
 }

@@ -120,6 +120,25 @@ struct SweepEntry {
 };
 
 /// The working set of one tick.
+/// A body whose shapes were cast along the tick's motion: from `start` (the
+/// end rotation, as continuous collision casts) by `motion`, the motion the
+/// body was finally given.
+struct SweptBody {
+  uint32_t slot = 0;
+  Transform start;
+  Vec2 motion;
+};
+
+/// True when a shape's motion can carry it past what it could touch at
+/// either end: more than half its smaller half-extent (Box2D v3's safety
+/// factor). Only such shapes are cast by continuous collision and swept
+/// against sensors.
+bool MovesFarEnough(const World::Impl& w, const ShapeRecord& s, Vec2 motion);
+
+/// The shape's local points placed at `xf`: what MakeProxy gives for the
+/// shape the record was made from.
+ShapeProxy PlacedProxy(const World::Impl& w, const ShapeRecord& s, const Transform& xf);
+
 struct StepState {
   Fixed h;      // sub-step
   Fixed inv_h;
@@ -150,6 +169,10 @@ struct StepState {
   std::vector<ContactState> next_contacts;  // constraints[i] is next_contacts[i]
   std::vector<ContactEvent> begin_events;
   std::vector<ContactEvent> end_events;
+  /// The bodies continuous collision swept this tick (stage 5: the
+  /// non-bullets in id order, then the bullets), for the sensors they may
+  /// have crossed within it (stage 6, which sorts what it finds).
+  std::vector<SweptBody> swept;
 };
 
 /// Stage 2: every pair of non-sensor shapes, at least one of them dynamic,
@@ -162,9 +185,18 @@ void PrepareContacts(const World::Impl& w, StepState* st);
 /// Stage 4: the sub-stepped solve; leaves velocities and pose deltas in
 /// st->solver and the impulses in st->next_contacts.
 void SolveContacts(const World::Impl& w, StepState* st);
-/// Stage 5: writes velocities and poses back, stopping tunnelling bodies.
-void FinalizeBodies(World::Impl& w, const StepState& st);
+/// Stage 5: writes velocities and poses back, stopping tunnelling bodies,
+/// and lists the bodies it swept in st->swept.
+void FinalizeBodies(World::Impl& w, StepState* st);
 /// Stage 6: the sensor overlaps at the final poses, sorted.
 std::vector<SensorEvent> FindSensorOverlaps(const World::Impl& w);
+/// Stage 6, for events: the (sensor, visitor) pairs a swept body's shape
+/// passed through within the tick without overlapping at either end (in
+/// neither `before` nor `after`), sorted. The sensor is taken at its final
+/// pose; the visitor's shape is cast from its start along the motion, as
+/// continuous collision casts it.
+std::vector<SensorEvent> FindSensorCrossings(const World::Impl& w, const StepState& st,
+                                             const std::vector<SensorEvent>& before,
+                                             const std::vector<SensorEvent>& after);
 
 }  // namespace arbiter::internal

@@ -163,10 +163,8 @@ struct World::Impl {
   /// CastShapeClosest for a proxy already placed at the start of the cast.
   /// `search_movable` false skips the movable tree: for callers that know
   /// nothing in it can pass `filter` (the step's continuous collision).
-  /// `want_point` false leaves the hit's point zero (the closest hit is
-  /// chosen by fraction and shape alone, so it is the same hit).
   std::optional<CastHit> CastProxyClosest(const ShapeProxy& moving, Vec2 translation, const QueryFilter& filter,
-                                          bool search_movable, bool want_point = true) const;
+                                          bool search_movable) const;
 
   /// Recomputes world points and tree boxes of a body's shapes after its
   /// transform changed.

@@ -13,6 +13,7 @@
 namespace arbiter {
 
 using internal::FilterCheck;
+using internal::RayFrame;
 using internal::ShapeRecord;
 
 namespace {
@@ -73,55 +74,73 @@ std::vector<ShapeRef> Overlap(const World::Impl& w, const Aabb& bounds, const Qu
   return SortedRefs(std::move(refs));
 }
 
-// What a cast query keeps of the hits it finds. Offer(hit) returns the new
-// traversal limit: kClosest clips at the best hit so far (hits at the same
-// fraction are still tested: the tie goes to the lower id), kAll keeps
-// everything, kAny stops at the first hit (a negative limit).
+// What a cast query keeps of the hits it finds. Offer(hit, shape) returns
+// the new traversal limit: kClosest clips at the best hit so far (hits at
+// the same fraction are still tested: the tie goes to the lower id), kAll
+// keeps everything, kAny stops at the first hit (a negative limit).
+// Take(complete) calls complete(shape, &hit) for each hit it reports, to
+// fill in what the cast left for the reported hits alone (the contact
+// point of a shape cast); the order of hits never depends on it.
 class ClosestHit {
  public:
-  Fixed Offer(const CastHit& hit) {
-    if (!best_ || HitLess(hit, *best_)) best_ = hit;
+  Fixed Offer(const CastHit& hit, uint32_t shape) {
+    if (!best_ || HitLess(hit, *best_)) {
+      best_ = hit;
+      shape_ = shape;
+    }
     return best_->fraction;
   }
-  std::optional<CastHit> Take() { return best_; }
+  template <class Complete>
+  std::optional<CastHit> Take(Complete&& complete) {
+    if (best_) complete(shape_, &*best_);
+    return best_;
+  }
 
  private:
   std::optional<CastHit> best_;
+  uint32_t shape_ = 0;
 };
 
 class AllHits {
  public:
-  Fixed Offer(const CastHit& hit, Fixed limit) {
+  Fixed Offer(const CastHit& hit, uint32_t shape, Fixed limit) {
     hits_.push_back(hit);
+    shapes_.push_back(shape);
     return limit;
   }
-  std::vector<CastHit> Take() {
+  template <class Complete>
+  std::vector<CastHit> Take(Complete&& complete) {
+    for (size_t i = 0; i < hits_.size(); ++i) complete(shapes_[i], &hits_[i]);
     std::sort(hits_.begin(), hits_.end(), HitLess);
     return std::move(hits_);
   }
 
  private:
   std::vector<CastHit> hits_;
+  std::vector<uint32_t> shapes_;
 };
 
 class AnyHit {
  public:
-  Fixed Offer(const CastHit&) {
+  Fixed Offer(const CastHit&, uint32_t) {
     hit_ = true;
     return Fixed::FromRaw(-1);
   }
-  bool Take() const { return hit_; }
+  template <class Complete>
+  bool Take(Complete&&) const {
+    return hit_;
+  }
 
  private:
   bool hit_ = false;
 };
 
 template <class Collector>
-Fixed OfferHit(Collector& collector, const CastHit& hit, Fixed limit) {
+Fixed OfferHit(Collector& collector, const CastHit& hit, uint32_t shape, Fixed limit) {
   if constexpr (std::is_same_v<Collector, AllHits>) {
-    return collector.Offer(hit, limit);
+    return collector.Offer(hit, shape, limit);
   } else {
-    return collector.Offer(hit);
+    return collector.Offer(hit, shape);
   }
 }
 
@@ -140,7 +159,7 @@ void CastQuery(const World::Impl& w, Vec2 origin, Vec2 translation, Fixed max_fr
     ++tests;
     const CastOutput out = cast(w.ProxyOf(s), limit);
     if (!out.hit) return limit;
-    limit = OfferHit(collector, MakeHit(w, s, out), limit);
+    limit = OfferHit(collector, MakeHit(w, s, out), index, limit);
     return limit;
   };
   uint64_t visits = w.static_tree.RayCast(origin, translation, limit, inflate, clip);
@@ -154,18 +173,19 @@ void CastQuery(const World::Impl& w, Vec2 origin, Vec2 translation, Fixed max_fr
 template <class Collector>
 auto CastRayQuery(const World::Impl& w, const RayCastInput& ray, const QueryFilter& filter, QueryStats* stats) {
   Collector collector;
+  const RayFrame frame(ray.translation);
   CastQuery(
       w, ray.origin, ray.translation, ray.max_fraction, Vec2{}, filter,
       [&](const ShapeProxy& proxy, Fixed limit) {
-        return RayCast(proxy, RayCastInput{ray.origin, ray.translation, limit});
+        return internal::RayCast(proxy, RayCastInput{ray.origin, ray.translation, limit}, frame);
       },
       collector, stats);
-  return collector.Take();
+  return collector.Take([](uint32_t, CastHit*) {});
 }
 
 template <class Collector>
 auto CastShapeQuery(const World::Impl& w, const ShapeProxy& moving, Vec2 translation, const QueryFilter& filter,
-                    bool search_movable = true, bool want_point = true) {
+                    bool search_movable = true) {
   const Aabb box = ComputeProxyAabb(moving);
   // Sweep the box's centre with node boxes grown by its half extents (one
   // ulp more, since the centre is rounded).
@@ -173,20 +193,25 @@ auto CastShapeQuery(const World::Impl& w, const ShapeProxy& moving, Vec2 transla
   const Fixed ulp = Fixed::FromRaw(1);
   const Vec2 inflate{(box.upper.x - box.lower.x).Half() + ulp, (box.upper.y - box.lower.y).Half() + ulp};
   Collector collector;
+  const RayFrame frame(translation);
   CastQuery(
       w, center, translation, kFixedOne, inflate, filter,
       [&](const ShapeProxy& target, Fixed limit) {
-        return internal::ShapeCastWithoutPoint(ShapeCastInput{moving, target, translation, limit}, want_point);
+        return internal::ShapeCastWithoutPoint(ShapeCastInput{moving, target, translation, limit}, frame);
       },
       collector, nullptr, search_movable);
-  return collector.Take();
+  // The contact point (a whole ShapeDistance) for the reported hits only.
+  return collector.Take([&](uint32_t shape, CastHit* hit) {
+    hit->point = internal::ShapeCastPoint(ShapeCastInput{moving, w.ProxyOf(w.shapes[shape]), translation, kFixedOne},
+                                          hit->fraction);
+  });
 }
 
 }  // namespace
 
 std::optional<CastHit> World::Impl::CastProxyClosest(const ShapeProxy& moving, Vec2 translation, const QueryFilter& filter,
-                                                     bool search_movable, bool want_point) const {
-  return CastShapeQuery<ClosestHit>(*this, moving, translation, filter, search_movable, want_point);
+                                                     bool search_movable) const {
+  return CastShapeQuery<ClosestHit>(*this, moving, translation, filter, search_movable);
 }
 
 std::optional<CastHit> World::CastRayClosest(const RayCastInput& ray, const QueryFilter& filter, QueryStats* stats) const {

@@ -341,6 +341,44 @@ TEST(CollisionEdgeCases, ShapesAtTheWorldLimit) {
   EXPECT_EQ(bounds.upper, (Vec2{lim + F(1), lim + F(1)}));
 }
 
+// TestOverlap's disk shortcut (a box distance, then the edges) at the ends
+// of the range: a disk of the largest radius against a box on the far side
+// of the world, and against every edge and corner of a box exactly touching
+// and one ulp apart. Each answer must be ShapeDistance's (distance 0 exactly
+// when its general overlap test says so).
+TEST(CollisionEdgeCases, DiskOverlapAtTheWorldLimit_AgreesWithShapeDistance) {
+  const Fixed lim = F(kWorldLimit);
+  const Fixed big = F(kMaxShapeExtent);
+  const Shape disk = Shape::FromCircle({Vec2{}, big});
+  const Shape box = BoxShape(F(kMaxShapeExtent), F(kMaxShapeExtent));
+  auto agree = [](const ShapeProxy& a, const ShapeProxy& b, bool want) {
+    EXPECT_EQ(TestOverlap(a, b), want);
+    EXPECT_EQ(TestOverlap(b, a), want);
+    EXPECT_EQ(ShapeDistance(a, b).distance == kFixedZero, want);
+  };
+  // Opposite corners: every gap close to 2^30 units.
+  agree(Place(disk, {-lim, -lim}), Place(box, {lim, lim}), false);
+  agree(Place(disk, {-lim, lim}), Place(box, {lim, -lim}), false);
+  // Touching a face (centre 2 x 2^24 from the box's centre) and one ulp off.
+  const ShapeProxy b = Place(box, {lim - big, lim - big});
+  agree(Place(disk, {lim - big - big - big, lim - big}), b, true);
+  agree(Place(disk, {lim - big - big - big - kUlp, lim - big}), b, false);
+  agree(Place(disk, {lim - big, -lim + big}), Place(box, {lim - big, -lim + big + big + big}), true);
+  // A corner: the disk centre at (3, 4) x 2^24 / 5 ... from the corner, so
+  // at distance exactly 2^24; then one ulp farther out in x.
+  const Fixed u = F(kMaxShapeExtent / 8);  // 2^21
+  const Shape small = Shape::FromCircle({Vec2{}, u * F(5)});
+  const Vec2 corner = {-lim + big + big, -lim + big + big};  // upper right of the box below
+  const ShapeProxy low = Place(box, {-lim + big, -lim + big});
+  agree(Place(small, {corner.x + u * F(3), corner.y + u * F(4)}), low, true);
+  agree(Place(small, {corner.x + u * F(3) + kUlp, corner.y + u * F(4)}), low, false);
+  // A point (radius 0) on the box's edge, inside and just outside.
+  const Shape point = Shape::FromCircle({Vec2{}, kFixedZero});
+  agree(Place(point, {corner.x, corner.y - big}), low, true);
+  agree(Place(point, {corner.x - kUlp, corner.y - kUlp}), low, true);
+  agree(Place(point, {corner.x + kUlp, corner.y - big}), low, false);
+}
+
 // Found by tests/fuzz/fuzz_narrow: two segments rounded by one ulp, millions
 // of units long, swept so that the Minkowski difference is entered a hair
 // from a corner. The entry point (origin + rounded fraction * translation)

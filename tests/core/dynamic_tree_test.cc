@@ -163,8 +163,8 @@ TEST(SegmentBoxFilter, NeverRejectsABoxTheSegmentTouches) {
     const Vec2 e = o + d;
     const Aabb seg{{Min(o.x, e.x) - ulp, Min(o.y, e.y) - ulp}, {Max(o.x, e.x) + ulp, Max(o.y, e.y) + ulp}};
     const SegmentBoxFilter filter(o, d, seg, Vec2{});
-    int64_t along = 0;
-    const bool may = filter.MayTouch(box, &along);
+    SegmentBoxFilter::Centre centre;
+    const bool may = filter.MayTouch(box, &centre);
     if (SegmentMeetsBoxExactly(o, d, box)) {
       ++accepted_exactly;
       ASSERT_TRUE(may) << "case " << i << ": o (" << o.x.raw() << ", " << o.y.raw() << ") d (" << d.x.raw() << ", "

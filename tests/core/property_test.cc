@@ -371,6 +371,9 @@ void CheckOverlapAndDistance(const PairCase& c, Report& r) {
   if (!r.Within("distance_symmetry", std::fabs(dist - e.distance.ToDouble()), tol)) r.Fail("ShapeDistance symmetric", Describe(c));
   if (d.distance != e.distance) r.Count("distance_asymmetric_bits");
   if (ab && (d.distance != kFixedZero || d.normal != Vec2{})) r.Fail("overlapping -> distance 0, normal 0", Describe(c));
+  // ShapeDistance decides overlap with the general vertex-edge test, never
+  // TestOverlap's shortcut for disks: the two must agree exactly.
+  if (!ab && d.distance == kFixedZero) r.Fail("distance 0 -> TestOverlap", Describe(c));
   if (rd.distance > tol) {
     const double lever = rd.core_distance;
     const double ne = ref::Distance(ToD(d.normal), rd.normal);

@@ -4,6 +4,7 @@
 // sqrt(a b), restitution max(a, b)) and the shapes' user tags in events.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 #include <vector>
 
@@ -21,12 +22,6 @@ Fixed F(double d) { return Fixed::FromDouble(d); }
 Vec2 V(double x, double y) { return {F(x), F(y)}; }
 
 double Y(const World& w, uint64_t id) { return w.FindBody(id)->transform.p.y.ToDouble(); }
-
-World Floor() {
-  World world(WorldDef{V(0, -10), 60, 1000});
-  EXPECT_TRUE(world.AddBody(BoxBody(1, BodyType::kStatic, V(0, -0.5), 50, 0.5)).ok());
-  return world;
-}
 
 void StepN(World& w, int n) {
   for (int i = 0; i < n; ++i) w.Step();
@@ -63,6 +58,39 @@ TEST(StepRules, Filter_SameNegativeGroupNeverCollides_SamePositiveAlways) {
   // Different groups: the masks decide.
   EXPECT_NEAR(Y(DropWithFilter({1, ~uint64_t{0}, -3}, {1, ~uint64_t{0}, -4}), 2), 0.5, 0.02);
   EXPECT_LT(Y(DropWithFilter({0b01, 0, 4}, {0b10, 0, 5}), 2), -5);
+}
+
+// ---- Bullets ----------------------------------------------------------------
+
+// A 0.05-wide dynamic plank moving left at 300 units/s and a small disk
+// fired right at 1,200 units/s: per tick they close by 25 units, far more
+// than either is wide. The speculative contact catches them on the first
+// tick; then they fly on together at the plank's speed.
+World Duel(bool bullet) {
+  World world(WorldDef{V(0, 0), 60, 100});
+  BodyDef plank = BoxBody(1, BodyType::kDynamic, V(10, 0), 0.025, 3);
+  plank.linear_velocity = V(-300, 0);
+  BodyDef shot = DiskBody(2, BodyType::kDynamic, V(-10, 0), 0.05);
+  shot.linear_velocity = V(1200, 0);
+  shot.is_bullet = bullet;
+  EXPECT_TRUE(world.AddBodies(std::vector<BodyDef>{plank, shot}).ok());
+  return world;
+}
+
+TEST(StepRules, Bullet_NeverPassesThroughAFastThinPlank) {
+  for (const bool bullet : {true, false}) {
+    World world = Duel(bullet);
+    bool touched = false;
+    for (int tick = 0; tick < 6; ++tick) {
+      TickEvents events;
+      world.Step(&events);
+      touched = touched || !events.contact_begin.empty();
+      // The shot stays on its side of the plank (left of its centre).
+      const double gap = world.FindBody(1)->transform.p.x.ToDouble() - world.FindBody(2)->transform.p.x.ToDouble();
+      ASSERT_GT(gap, 0) << (bullet ? "bullet" : "plain") << ", tick " << tick << ": passed through the plank";
+    }
+    EXPECT_TRUE(touched);
+  }
 }
 
 // ---- Friction -----------------------------------------------------------------
@@ -146,6 +174,73 @@ TEST(StepRules, Restitution_MixesAsTheMaximum) {
   EXPECT_NEAR(BounceHeight(0, 0.8), both, 0.02);
   // Neither: it stays down.
   EXPECT_LT(BounceHeight(0, 0), 0.55);
+}
+
+// ---- Fast bodies and sensors ---------------------------------------------------
+
+// A 0.1-thick sensor wall at x = 0 and a small disk fired through it: at
+// 1,200 units/s it moves 20 units a tick, so it overlaps the sensor at no
+// tick's end.
+World SensorRange(bool bullet, double speed) {
+  World world(WorldDef{V(0, 0), 60, 100});
+  BodyDef gate = BoxBody(1, BodyType::kStatic, V(0, 0), 0.05, 5);
+  gate.shapes[0].is_sensor = true;
+  BodyDef shot = DiskBody(2, BodyType::kDynamic, V(-30, 0), 0.1);
+  shot.linear_velocity = V(speed, 0);
+  shot.is_bullet = bullet;
+  EXPECT_TRUE(world.AddBodies(std::vector<BodyDef>{gate, shot}).ok());
+  return world;
+}
+
+// (tick, enters, exits) of every tick with a sensor event.
+std::vector<std::array<int, 3>> SensorTicks(World& world, int ticks) {
+  std::vector<std::array<int, 3>> out;
+  for (int tick = 1; tick <= ticks; ++tick) {
+    TickEvents events;
+    world.Step(&events);
+    for (const SensorEvent& e : events.sensor_enter) {
+      EXPECT_EQ(e.sensor, (ShapeRef{1, 0}));
+      EXPECT_EQ(e.visitor, (ShapeRef{2, 0}));
+    }
+    if (!events.sensor_enter.empty() || !events.sensor_exit.empty()) {
+      out.push_back({tick, static_cast<int>(events.sensor_enter.size()), static_cast<int>(events.sensor_exit.size())});
+    }
+  }
+  return out;
+}
+
+TEST(StepRules, Sensor_AFastBodyCrossingWithinOneTickEntersAndLeavesInThatTick) {
+  // From x = -30 at 20 units a tick: between ticks 1 (x = -10) and 2 (x = 10).
+  for (const bool bullet : {true, false}) {
+    World world = SensorRange(bullet, 1200);
+    const auto ticks = SensorTicks(world, 4);
+    ASSERT_EQ(ticks.size(), 1u) << (bullet ? "bullet" : "plain");
+    EXPECT_EQ(ticks[0], (std::array<int, 3>{2, 1, 1}));
+  }
+  // Crossings are events only: stepping with or without events reaches the
+  // same state.
+  World world = SensorRange(true, 1200);
+  World silent = SensorRange(true, 1200);
+  for (int tick = 0; tick < 4; ++tick) {
+    TickEvents events;
+    world.Step(&events);
+    silent.Step();
+  }
+  EXPECT_EQ(world.StateHash(), silent.StateHash());
+}
+
+TEST(StepRules, Sensor_ASlowBodyStillEntersAndLeavesOnSeparateTicks) {
+  // 30 units/s: half a unit a tick, so the disk's centre is at x = 0 at
+  // tick 60, inside the sensor: enter at 60, exit at 61, no crossing event.
+  World slow = SensorRange(false, 30);
+  const auto ticks = SensorTicks(slow, 90);
+  ASSERT_EQ(ticks.size(), 2u);
+  EXPECT_EQ(ticks[0][1], 1);
+  EXPECT_EQ(ticks[0][2], 0);
+  EXPECT_EQ(ticks[1][1], 0);
+  EXPECT_EQ(ticks[1][2], 1);
+  EXPECT_EQ(ticks[0][0], 60);
+  EXPECT_EQ(ticks[1][0], 61);
 }
 
 // ---- Events carry the shapes' user tags --------------------------------------

@@ -53,7 +53,14 @@ bool ShouldCollide(const Filter& a, const Filter& b);
 struct ShapeDef {
   Shape shape;
   Filter filter;
-  bool is_sensor = false;  ///< sensors report overlaps but never collide
+  /// Sensors report overlaps but never collide. A sensor sees the shapes
+  /// overlapping it at the end of each tick and, for events, also the
+  /// shapes that passed through it within the tick: a dynamic body moving
+  /// far enough for continuous collision (more than a quarter of a shape's
+  /// smaller extent) is swept from its start pose along its motion against
+  /// the sensors at their end poses, and a sensor it crossed without
+  /// overlapping at either end gets an enter and an exit in that tick.
+  bool is_sensor = false;
   Fixed friction = Fixed::FromRatio(3, 5);
   Fixed restitution;
   Fixed density = kFixedOne;  ///< mass per unit area
@@ -71,7 +78,14 @@ struct BodyDef {
   Fixed linear_damping;
   Fixed angular_damping;
   Fixed gravity_scale = kFixedOne;
-  bool is_bullet = false;  ///< continuous collision against dynamic bodies too
+  /// Continuous collision against moving bodies too. Every dynamic body is
+  /// stopped short of static and kinematic geometry it would tunnel
+  /// through; a bullet also against every non-bullet kinematic or dynamic
+  /// body, along the relative motion (its shapes cast from their start
+  /// poses, the other body's at its start pose, by the difference of the
+  /// two motions), so that a bullet and a fast plank closing on each other
+  /// meet where they really meet. Bullets are not cast against each other.
+  bool is_bullet = false;
   std::vector<ShapeDef> shapes;
 };
 
