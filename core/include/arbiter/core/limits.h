@@ -82,6 +82,11 @@ constexpr Fixed kMinMoveSkin = Fixed::FromRaw(int64_t{1} << 16);
 /// difference with a world point stays below 2^31 (see above).
 constexpr Fixed kMaxMoveTranslation = Fixed::FromInt(int64_t{1} << 28);
 
+/// Longest flight of one projectile (projectile.h), in ticks (2^12): with
+/// |velocity| and |acceleration| <= 2^24 per component, every exact
+/// intermediate of the flight's position rule stays below 2^116.
+constexpr uint32_t kMaxProjectileFlightTicks = 4096;
+
 /// A rotation (c, s) is accepted when |c^2 + s^2 - 1| <= 2^-16; this is
 /// that tolerance as a Q64.64 raw value.
 constexpr int64_t kRotationToleranceQ64 = int64_t{1} << 48;
