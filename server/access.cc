@@ -48,6 +48,11 @@ struct Permit::State {
   bool holds_slot = false;
 };
 
+std::optional<uint32_t> Permit::max_rewind_ms() const {
+  if (state_->grant == nullptr) return std::nullopt;
+  return state_->grant->max_rewind_ms;
+}
+
 bool Permit::Allows(Access access, std::string_view world_id) const {
   return state_->control->Authorize(state_->grant.get(), access, world_id).ok();
 }

@@ -63,6 +63,8 @@ class Permit {
   /// must still be in the token file, may do `access` on `world_id`, and
   /// takes one request from its rate limit.
   absl::Status Recheck(Access access, std::string_view world_id) const;
+  /// The caller's ValidateShots rewind cap (its token's max_rewind_ms), if any.
+  std::optional<uint32_t> max_rewind_ms() const;
 
  private:
   friend class AccessControl;

@@ -224,6 +224,15 @@ grpc::ServerUnaryReactor* ArbiterService::ValidateHit(grpc::CallbackServerContex
   return RunRead(context, *std::move(permit), operations_->PrepareValidateHit(*request, reply), reply);
 }
 
+grpc::ServerUnaryReactor* ArbiterService::ValidateShots(grpc::CallbackServerContext* context,
+                                                        const v1::ValidateShotsRequest* request,
+                                                        v1::ValidateShotsResponse* reply) {
+  absl::StatusOr<Permit> permit = Admit(*context, Access::kRead, request->world_id());
+  if (!permit.ok()) return Refuse(context, permit.status());
+  const std::optional<uint32_t> rewind_ms = permit->max_rewind_ms();
+  return RunRead(context, *std::move(permit), operations_->PrepareValidateShots(*request, rewind_ms, reply), reply);
+}
+
 grpc::ServerUnaryReactor* ArbiterService::ValidateMove(grpc::CallbackServerContext* context,
                                                        const v1::ValidateMoveRequest* request,
                                                        v1::ValidateMoveResponse* reply) {

@@ -76,6 +76,8 @@ class ArbiterService final : public v1::Arbiter::CallbackService {
       grpc::CallbackServerContext* context) override;
   grpc::ServerUnaryReactor* ValidateHit(grpc::CallbackServerContext* context, const v1::ValidateHitRequest* request,
                                         v1::ValidateHitResponse* reply) override;
+  grpc::ServerUnaryReactor* ValidateShots(grpc::CallbackServerContext* context, const v1::ValidateShotsRequest* request,
+                                          v1::ValidateShotsResponse* reply) override;
   grpc::ServerUnaryReactor* ValidateMove(grpc::CallbackServerContext* context, const v1::ValidateMoveRequest* request,
                                          v1::ValidateMoveResponse* reply) override;
   grpc::ServerUnaryReactor* MoveShapes(grpc::CallbackServerContext* context, const v1::MoveShapesRequest* request,

@@ -50,10 +50,15 @@ ABSL_FLAG(uint64_t, max_import_bytes, uint64_t{64} << 20,
           "largest export file ImportWorld accepts (a world moved here from another instance), in bytes");
 ABSL_FLAG(uint32_t, moved_tombstone_seconds, 600,
           "how long calls naming a world moved to another instance get UNAVAILABLE 'moved to ...' here");
+ABSL_FLAG(uint32_t, max_rewind_ms, 0,
+          "ValidateShots: the furthest back any caller's shots are judged, in milliseconds (older shots are TOO_OLD; "
+          "a token's max_rewind_ms may lower it); 0: the whole history");
+ABSL_FLAG(uint32_t, max_judged_shots, 65536,
+          "ValidateShots: judged shots each world remembers inside its history window (once per shot)");
 ABSL_FLAG(uint32_t, hash_window_ticks, 36000, "ticks of state hashes kept per world for ReportHashes");
 ABSL_FLAG(int32_t, shutdown_grace_ms, 10000, "on SIGINT/SIGTERM, how long calls in flight may take to finish");
 ABSL_FLAG(std::string, token_file, "",
-          "bearer tokens: lines '<sha256 hex> <reader|writer|admin> <*|world,world...> [label]'; reloaded on "
+          "bearer tokens: lines '<sha256 hex> <reader|writer|admin> <*|world,world...> [label] [max_rewind_ms=N]'; reloaded on "
           "SIGHUP; empty: open access (loopback only, unless --allow_insecure_open_access)");
 ABSL_FLAG(bool, allow_insecure_open_access, false,
           "allow serving a non-loopback --listen address without a --token_file (anyone may change any world)");
@@ -141,6 +146,8 @@ int main(int argc, char** argv) {
   options.service.max_history_ticks = absl::GetFlag(FLAGS_max_history_ticks);
   options.registry.hash_window_ticks = absl::GetFlag(FLAGS_hash_window_ticks);
   options.service.max_import_bytes = absl::GetFlag(FLAGS_max_import_bytes);
+  options.service.max_rewind_ms = absl::GetFlag(FLAGS_max_rewind_ms);
+  options.service.max_judged_shots = absl::GetFlag(FLAGS_max_judged_shots);
   options.registry.moved_tombstone = std::chrono::seconds(absl::GetFlag(FLAGS_moved_tombstone_seconds));
   options.data_dir = absl::GetFlag(FLAGS_data_dir);
   options.snapshot_every_ticks = absl::GetFlag(FLAGS_snapshot_every_ticks);

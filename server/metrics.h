@@ -77,6 +77,11 @@ class RpcMetrics {
 struct WorldCounters {
   std::atomic<uint64_t> ticks{0};  ///< ticks stepped since the server started
   LatencyHistogram step;           ///< duration of each Step call's ticks
+  /// ValidateShots: shots judged (first judgements), by verdict in the
+  /// order of ShotVerdict (shot_judge.h), and re-sent shots answered from
+  /// the ledger. Updated under the ledger's lock, read without it.
+  std::array<std::atomic<uint64_t>, 5> shots{};
+  std::atomic<uint64_t> duplicate_shots{0};
 };
 
 /// Journal writes (journal.cc).

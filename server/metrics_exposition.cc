@@ -2,6 +2,8 @@
 
 #include <cstdint>
 
+#include "shot_judge.h"
+
 namespace arbiter::server {
 namespace {
 
@@ -79,6 +81,24 @@ std::vector<WorldSample> ReadWorlds(WorldRegistry& registry, const std::function
   return worlds;
 }
 
+template <class Label>
+void ShotSeries(std::string* out, const std::vector<WorldSample>& worlds, const Label& label) {
+  Header(out, "arbiter_shots_judged_total", "counter",
+         "ValidateShots: shots judged, by world and verdict (too_old: beyond the caller's rewind cap or the history).");
+  for (const WorldSample& w : worlds) {
+    for (int v = 0; v < kShotVerdictCount; ++v) {
+      const std::string labels = label(w) + ",verdict=\"" + ShotVerdictName(static_cast<ShotVerdict>(v)) + "\"";
+      Sample(out, "arbiter_shots_judged_total", labels,
+             std::to_string(w.counters->shots[static_cast<size_t>(v)].load(std::memory_order_relaxed)));
+    }
+  }
+  Header(out, "arbiter_shots_duplicate_total", "counter", "ValidateShots: re-sent shots answered with their first judgement.");
+  for (const WorldSample& w : worlds) {
+    Sample(out, "arbiter_shots_duplicate_total", label(w),
+           std::to_string(w.counters->duplicate_shots.load(std::memory_order_relaxed)));
+  }
+}
+
 void WorldSeries(std::string* out, const std::vector<WorldSample>& worlds) {
   auto label = [](const WorldSample& w) { return "world=\"" + w.id + "\""; };
   Header(out, "arbiter_world_ticks_total", "counter", "Ticks stepped since the server started, by world.");
@@ -93,6 +113,7 @@ void WorldSeries(std::string* out, const std::vector<WorldSample>& worlds) {
   for (const WorldSample& w : worlds) Sample(out, "arbiter_world_tick", label(w), std::to_string(w.tick));
   Header(out, "arbiter_world_history_bytes", "gauge", "Heap bytes of the world's retained past ticks.");
   for (const WorldSample& w : worlds) Sample(out, "arbiter_world_history_bytes", label(w), std::to_string(w.history_bytes));
+  ShotSeries(out, worlds, label);
 }
 
 void JournalSeries(std::string* out, const JournalCounters& j) {

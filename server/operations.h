@@ -29,6 +29,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -52,6 +53,8 @@ struct ServiceLimits {
   uint32_t max_history_ticks = 36000;         ///< CreateWorld.history_ticks limit
   uint64_t max_scene_bytes = uint64_t{256} << 20;  ///< largest scene file CreateWorld loads
   uint64_t max_import_bytes = uint64_t{64} << 20;  ///< largest ImportWorld export file
+  uint32_t max_judged_shots = 65536;          ///< ValidateShots: judged shots each world remembers
+  uint32_t max_rewind_ms = 0;                 ///< ValidateShots: furthest rewind any caller gets; 0: the history
 };
 
 /// Where accepted changes go before they are acknowledged (journal_store.h).
@@ -93,6 +96,10 @@ class Operations {
   absl::StatusOr<ReadOp> PrepareValidateHit(const v1::ValidateHitRequest& request, v1::ValidateHitResponse* reply);
   absl::StatusOr<ReadOp> PrepareValidateMove(const v1::ValidateMoveRequest& request, v1::ValidateMoveResponse* reply);
   absl::StatusOr<ReadOp> PrepareMoveShapes(const v1::MoveShapesRequest& request, v1::MoveShapesResponse* reply);
+  /// `caller_rewind_ms`: the calling token's rewind cap, if it has one.
+  absl::StatusOr<ReadOp> PrepareValidateShots(const v1::ValidateShotsRequest& request,
+                                              std::optional<uint32_t> caller_rewind_ms,
+                                              v1::ValidateShotsResponse* reply);
   absl::StatusOr<ReadOp> PrepareReportHashes(const v1::ReportHashesRequest& request, v1::ReportHashesResponse* reply);
 
   // ---- Everything else: may block on world locks (run on a worker) --------------

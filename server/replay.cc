@@ -154,6 +154,12 @@ absl::Status Replayer::Query(const v1::JournalRecord& record) {
       return run(operations_.PrepareValidateMove(q.validate_move(), &reply), q.validate_move_reply(), reply,
                  "validate_move");
     }
+    case v1::RecordedQuery::kValidateShots: {
+      // The recorded request carries the rewind cap the caller had.
+      v1::ValidateShotsResponse reply;
+      return run(operations_.PrepareValidateShots(q.validate_shots(), std::nullopt, &reply), q.validate_shots_reply(),
+                 reply, "validate_shots");
+    }
     case v1::RecordedQuery::kDistance: {
       v1::DistanceResponse reply;
       return run(operations_.PrepareDistance(q.distance(), &reply), q.distance_reply(), reply, "distance");

@@ -72,6 +72,7 @@ const std::map<std::string_view, Summarizer>& Summarizers() {
       {"Restore", &Summarize<v1::RestoreRequest>},
       {"ValidateHit", &Summarize<v1::ValidateHitRequest>},
       {"ValidateMove", &Summarize<v1::ValidateMoveRequest>},
+      {"ValidateShots", &Summarize<v1::ValidateShotsRequest>},
       {"MoveShapes", &Summarize<v1::MoveShapesRequest>},
       {"ReportHashes", &Summarize<v1::ReportHashesRequest>},
       {"ExportJournal", &Summarize<v1::ExportJournalRequest>},

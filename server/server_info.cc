@@ -29,6 +29,9 @@ v1::GetServerInfoResponse DescribeServer(const ServerOptions& options) {
   limits.set_max_world_coordinate(kFixedMaxWorldCoordinate.raw());
   limits.set_max_query_translation(kMaxQueryTranslation.raw());
   limits.set_max_distance_results(kMaxDistanceResults);
+  limits.set_max_judged_shots(options.service.max_judged_shots);
+  limits.set_max_rewind_ms(options.service.max_rewind_ms);
+  limits.set_max_projectile_flight_ticks(kMaxProjectileFlightTicks);
   limits.set_rate_limit_rps(options.access.limits.requests_per_second);
   limits.set_max_calls_in_flight(options.access.limits.max_calls_in_flight);
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "world_registry.h"
 
@@ -55,6 +56,26 @@ std::string Sha256Hex(std::string_view data) {
   return out;
 }
 
+namespace {
+
+// One `name=value` option of a token line.
+absl::Status ParseOption(const std::string& field, TokenGrant* grant) {
+  const size_t eq = field.find('=');
+  const std::string name = field.substr(0, eq);
+  const std::string value = field.substr(eq + 1);
+  if (name == "max_rewind_ms") {
+    uint32_t ms = 0;
+    if (!absl::SimpleAtoi(value, &ms)) {
+      return absl::InvalidArgumentError("max_rewind_ms: '" + value + "' is not a whole number of milliseconds");
+    }
+    grant->max_rewind_ms = ms;
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError("option '" + name + "' is not known (known: max_rewind_ms)");
+}
+
+}  // namespace
+
 absl::StatusOr<TokenTable> ParseTokenFile(std::string_view text, std::string_view source) {
   TokenTable table;
   int line_number = 0;
@@ -64,12 +85,19 @@ absl::StatusOr<TokenTable> ParseTokenFile(std::string_view text, std::string_vie
     const std::string where = std::string(source) + ":" + std::to_string(line_number) + ": ";
     const absl::string_view line = absl::StripAsciiWhitespace(raw);
     if (line.empty() || line.front() == '#') continue;
-    const std::vector<std::string> fields = absl::StrSplit(line, absl::ByAnyChar(" \t"), absl::SkipEmpty());
+    std::vector<std::string> fields;
+    auto grant = std::make_shared<TokenGrant>();
+    for (std::string& field : std::vector<std::string>(absl::StrSplit(line, absl::ByAnyChar(" \t"), absl::SkipEmpty()))) {
+      if (field.find('=') == std::string::npos) {
+        fields.push_back(std::move(field));
+      } else if (absl::Status s = ParseOption(field, grant.get()); !s.ok()) {
+        return absl::InvalidArgumentError(where + std::string(s.message()));
+      }
+    }
     if (fields.size() < 3 || fields.size() > 4) {
-      return absl::InvalidArgumentError(where + "expected '<sha256 hex> <role> <worlds> [label]', got " +
+      return absl::InvalidArgumentError(where + "expected '<sha256 hex> <role> <worlds> [label] [option=value ...]', got " +
                                         std::to_string(fields.size()) + " fields");
     }
-    auto grant = std::make_shared<TokenGrant>();
     grant->hash_hex = absl::AsciiStrToLower(fields[0]);
     if (grant->hash_hex.size() != 64 || !IsLowerHex(grant->hash_hex)) {
       return absl::InvalidArgumentError(where + "hash: expected 64 hex digits (the SHA-256 of the token, not the token)");

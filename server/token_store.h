@@ -6,17 +6,20 @@
 // Token file format, one token per line; blank lines and lines starting
 // with '#' are ignored; fields are separated by spaces or tabs:
 //
-//   <sha256 hex of the token> <role> <worlds> [label]
+//   <sha256 hex of the token> <role> <worlds> [label] [option=value ...]
 //
 //   role    reader | writer | admin
 //   worlds  '*' (every world, including worlds created later) or a
 //           comma-separated list of world ids
 //   label   optional name shown in error messages and logs (never the token)
+//   options max_rewind_ms=N: the furthest back (milliseconds) ValidateShots
+//           judges this caller's shots; older shots are TOO_OLD
 //
 // e.g. `printf '%s' "$TOKEN" | sha256sum` gives the hash.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -41,6 +44,7 @@ struct TokenGrant {
   bool all_worlds = false;
   std::set<std::string, std::less<>> worlds;  ///< when !all_worlds
   std::string label;                          ///< for messages; the hash prefix when none given
+  std::optional<uint32_t> max_rewind_ms;      ///< ValidateShots rewind cap of this caller
 
   bool CoversWorld(std::string_view world_id) const { return all_worlds || worlds.count(world_id) > 0; }
 };

@@ -31,6 +31,7 @@
 #include "event_broadcaster.h"
 #include "metrics.h"
 #include "rw_lock.h"
+#include "shot_ledger.h"
 
 namespace arbiter::server {
 
@@ -182,6 +183,8 @@ class WorldEntry {
   const JournalCursor& journal() const { return journal_; }
   /// Step counters for /metrics: atomics, updated and read without the lock.
   WorldCounters& counters() const { return counters_; }
+  /// The shots judged on this world (ValidateShots); its own lock.
+  ShotLedger& shots() const { return shots_; }
   /// The oldest tick a query may name.
   int64_t oldest_tick(const World& world) const { return history_.empty() ? world.tick() : history_.oldest_tick(); }
 
@@ -209,6 +212,7 @@ class WorldEntry {
   TickHashes hashes_;
   JournalCursor journal_;
   mutable WorldCounters counters_;
+  mutable ShotLedger shots_;
 };
 
 struct RegistryLimits {

@@ -62,4 +62,15 @@ std::optional<uint64_t> ParseUint(const std::string& s) {
   return v;
 }
 
+std::optional<std::string> WholeFlag(const Args& args, const std::string& name, uint64_t min, uint64_t max,
+                                     const char* what, uint64_t* out) {
+  const std::string text = args.Get(name, "");
+  const std::optional<uint64_t> v = ParseUint(text);
+  if (!v || *v < min || *v > max) {
+    return "--" + name + ": '" + text + "' is not " + what + " (" + std::to_string(min) + ".." + std::to_string(max) + ")";
+  }
+  *out = *v;
+  return std::nullopt;
+}
+
 }  // namespace arbiter::cli

@@ -37,4 +37,10 @@ std::optional<double> ParseDouble(const std::string& s);
 /// Parses a non-negative integer; nullopt unless the whole string is one.
 std::optional<uint64_t> ParseUint(const std::string& s);
 
+/// Flag --`name` of `args` as a whole number in [min, max] into *out; the
+/// error to print (naming the flag, the value, `what` it should be and the
+/// range), or nullopt.
+std::optional<std::string> WholeFlag(const Args& args, const std::string& name, uint64_t min, uint64_t max,
+                                     const char* what, uint64_t* out);
+
 }  // namespace arbiter::cli

@@ -8,6 +8,7 @@
 #include "move_commands.h"
 #include "query_commands.h"
 #include "render_command.h"
+#include "shot_commands.h"
 #include "replay_command.h"
 #include "state_commands.h"
 #include "step_commands.h"
@@ -93,6 +94,18 @@ const std::vector<CommandSpec>& Commands() {
        "  --shape_index N (default 0), --skin S (units, default 1/64), --max_iterations N (1..16, default 4).\n"
        "Flags may be spelt with - or _ (--max-speed).",
        {"body", "tick", "max_speed", "tolerance", "skin", "max_iterations", "shape_index"}, {}, RunValidateMove},
+      {"validate-shot", "--shooter ID --shot ID --fire TICK[:FRACTION] --target ID --impact_tick T OX OY VX VY [--gravity GX,GY] [--radius R] [--flight_ticks N]",
+       "judge a projectile (ValidateShots): its flight traced through the history; CONFIRMED, BLOCKED, MISSED, MISMATCHED or TOO_OLD",
+       "Body --shooter fired shot --shot (an id unique per shooter) at --fire from (OX, OY) at (VX, VY) units/s,\n"
+       "with constant acceleration --gravity (units/s^2, default none), as a point or a disk of --radius, for at\n"
+       "most --flight_ticks ticks (default 60), and claims it hit body --target at tick --impact_tick. The server\n"
+       "casts each tick's stretch of the flight against the world as it was at that tick and prints the verdict,\n"
+       "what the flight met and when, and where the flight ended (--json: raw values too). A shot sent again\n"
+       "gets its first judgement. --tick_tolerance N (default 0), --impact_point X,Y with --point_tolerance D,\n"
+       "--max_rewind_ticks N (older shots are TOO_OLD).",
+       {"shooter", "shot", "fire", "target", "impact_tick", "gravity", "radius", "flight_ticks", "tick_tolerance",
+        "impact_point", "point_tolerance", "max_rewind_ticks"},
+       {}, RunValidateShot},
       {"move", "X Y TX TY (--circle R | --box HW,HH | --capsule X1,Y1,X2,Y2,R) [--skin S] [--max_iterations N] [--at TICK[:FRACTION]]",
        "where a shape placed at (X, Y) ends when it moves by (TX, TY) and slides (MoveShapes)",
        "Move-and-slide as a query (nothing in the world moves): a start that overlaps is pushed out first,\n"

@@ -18,18 +18,6 @@ constexpr UnitRange kDistance{"a distance", 24};
 // A move's translation (kMaxMoveTranslation).
 constexpr UnitRange kMoveTranslation{"a move translation", 28};
 
-// --NAME as a whole number in [min, max]; the error to print, or nullopt.
-std::optional<std::string> IntFlag(const Args& args, const std::string& name, uint64_t min, uint64_t max,
-                                   const char* what, uint64_t* out) {
-  const std::string text = args.Get(name, "");
-  const std::optional<uint64_t> v = ParseUint(text);
-  if (!v || *v < min || *v > max) {
-    return "--" + name + ": '" + text + "' is not " + what + " (" + std::to_string(min) + ".." + std::to_string(max) + ")";
-  }
-  *out = *v;
-  return std::nullopt;
-}
-
 // --NAME as world units within `range` into *raw (Fixed::FromDouble).
 std::optional<std::string> UnitsFlag(const Args& args, const std::string& name, UnitRange range, int64_t* raw) {
   double v = 0;
@@ -48,7 +36,7 @@ std::optional<std::string> MoverFlags(const Args& a, Request* request) {
   }
   if (a.Has("max_iterations")) {
     uint64_t v = 0;
-    if (auto e = IntFlag(a, "max_iterations", 1, 16, "an iteration limit", &v)) return e;
+    if (auto e = WholeFlag(a, "max_iterations", 1, 16, "an iteration limit", &v)) return e;
     request->set_max_iterations(static_cast<int32_t>(v));
   }
   return std::nullopt;
@@ -62,12 +50,12 @@ std::optional<std::string> ParseRequest(const Context& c, v1::ValidateMoveReques
   }
   v1::MoveClaim* claim = request->add_claims();
   uint64_t v = 0;
-  if (auto e = IntFlag(a, "body", 1, std::numeric_limits<uint64_t>::max(), "a body id", &v)) return e;
+  if (auto e = WholeFlag(a, "body", 1, std::numeric_limits<uint64_t>::max(), "a body id", &v)) return e;
   claim->set_body_id(v);
-  if (auto e = IntFlag(a, "tick", 0, std::numeric_limits<int64_t>::max(), "a tick number", &v)) return e;
+  if (auto e = WholeFlag(a, "tick", 0, std::numeric_limits<int64_t>::max(), "a tick number", &v)) return e;
   claim->set_tick(static_cast<int64_t>(v));
   if (a.Has("shape_index")) {
-    if (auto e = IntFlag(a, "shape_index", 0, std::numeric_limits<uint32_t>::max(), "a shape index", &v)) return e;
+    if (auto e = WholeFlag(a, "shape_index", 0, std::numeric_limits<uint32_t>::max(), "a shape index", &v)) return e;
     claim->set_shape_index(static_cast<uint32_t>(v));
   }
   int64_t raw = 0;

@@ -184,26 +184,36 @@ export class ArbiterClient {
    * first call's.
    */
   async validateMove(request) {
-    const claims = request.claims ?? [];
+    return this.splitJudged('ValidateMove', request, 'claims', (claim) => claim?.positions?.length ?? 0);
+  }
+
+  /** ValidateShots, split by max_batch over the shots and their flight_ticks together. */
+  async validateShots(request) {
+    return this.splitJudged('ValidateShots', request, 'shots', (shot) => Number(shot?.flight_ticks ?? 0));
+  }
+
+  // A request whose `field` items each cost cost(item) of the server's
+  // max_batch, sent in as many calls as that takes; the judgements joined.
+  async splitJudged(method, request, field, cost) {
     const parts = [];
     let part = [];
-    let steps = 0;
-    for (const claim of claims) {
-      const count = claim?.positions?.length ?? 0;
-      if (part.length > 0 && (part.length === this.maxBatch || steps + count > this.maxBatch)) {
+    let spent = 0;
+    for (const item of request[field] ?? []) {
+      const c = cost(item);
+      if (part.length > 0 && (part.length === this.maxBatch || spent + c > this.maxBatch)) {
         parts.push(part);
         part = [];
-        steps = 0;
+        spent = 0;
       }
-      part.push(claim);
-      steps += count;
+      part.push(item);
+      spent += c;
     }
     parts.push(part);
-    if (parts.length === 1) return this.unary('ValidateMove', request);
-    // Checked whole first, so a bad claim in a later part fails before any call, naming its index.
-    this.wire.encode(request, 'ValidateMoveRequest', '');
+    if (parts.length === 1) return this.unary(method, request);
+    // Checked whole first, so a bad item in a later part fails before any call, naming its index.
+    this.wire.encode(request, `${method}Request`, '');
     const replies = [];
-    for (const claimsPart of parts) replies.push(await this.unary('ValidateMove', { ...request, claims: claimsPart }));
+    for (const items of parts) replies.push(await this.unary(method, { ...request, [field]: items }));
     return { ...replies[0], judgements: replies.flatMap((r) => r.judgements) };
   }
 

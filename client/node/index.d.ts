@@ -174,6 +174,33 @@ export interface MoveJudgement {
   planes: MovePlaneHit[]; blocked: boolean;
 }
 export interface ValidateMoveResponse { tick: Long; judgements: MoveJudgement[] }
+export type ShotVerdict = 'SHOT_VERDICT_UNSPECIFIED' | 'SHOT_VERDICT_CONFIRMED' | 'SHOT_VERDICT_BLOCKED' | 'SHOT_VERDICT_MISSED'
+  | 'SHOT_VERDICT_MISMATCHED' | 'SHOT_VERDICT_TOO_OLD';
+export type FlightEnd = 'FLIGHT_END_UNSPECIFIED' | 'FLIGHT_END_HIT' | 'FLIGHT_END_FLIGHT_OVER' | 'FLIGHT_END_CURRENT_TICK'
+  | 'FLIGHT_END_LEFT_WORLD';
+/** A projectile fired at `fire`, claimed to hit `target_body_id` at `impact_tick` (see ValidateShots in arbiter.proto). */
+export interface Shot {
+  shooter_body_id: LongIn; shot_id: LongIn; fire: PastTick; origin: Vec2;
+  /** Units per second and units per second squared, raw. */
+  velocity: Vec2; acceleration?: Vec2;
+  /** Units, raw; 0: a point. */
+  radius?: Raw; flight_ticks: number; target_body_id: LongIn; impact_tick: LongIn; impact_point?: Vec2;
+}
+export interface ValidateShotsRequest {
+  world_id: string; shots: Shot[]; filter?: QueryFilter; tick_tolerance?: number;
+  /** Units, raw, >= 0. */
+  point_tolerance?: Raw;
+  /** The caller's own rewind cap in ticks; absent: none. */
+  max_rewind_ticks?: number;
+}
+export interface ShotJudgement {
+  shooter_body_id: Long; shot_id: Long; verdict: ShotVerdict;
+  /** Judged before: this is the first judgement. */
+  duplicate: boolean;
+  hit: Hit | null; impact: PastTick | null; end: FlightEnd; end_at: PastTick; end_position: Vec2;
+  ticks_traced: number; oldest_allowed_tick: Long; judged_at_tick: Long; reason: string;
+}
+export interface ValidateShotsResponse { tick: Long; judgements: ShotJudgement[] }
 /** A shape placed at `transform` that tries to move by `translation` (|x|, |y| <= 2^28 units) and slide. */
 export interface ShapeMove { shape: Shape; transform?: Transform; translation?: Vec2 }
 export interface MoveShapesRequest {
@@ -310,6 +337,8 @@ export class ArbiterClient {
   validateHit(request: ValidateHitRequest): Promise<ValidateHitResponse>;
   /** Split by max_batch over claims and their positions together; judgements in request order. */
   validateMove(request: ValidateMoveRequest): Promise<ValidateMoveResponse>;
+  /** Split by max_batch over shots and their flight_ticks together; judgements in request order. */
+  validateShots(request: ValidateShotsRequest): Promise<ValidateShotsResponse>;
   moveShapes(request: MoveShapesRequest): Promise<MoveShapesResponse>;
   queryStream(): QueryStream;
   step(request: StepRequest): Promise<StepResponse>;
@@ -341,6 +370,9 @@ export function shapeMove(shape: Shape, position: [number, number], translation:
 export function shapeQuery(shape: Shape, position?: [number, number]): ShapeQuery;
 export function distanceQuery(shape: Shape, position: [number, number], maxDistance: number, maxResults?: number): DistanceQuery;
 export function moveClaim(bodyId: LongIn, tick: LongIn, positions: [number, number][], shapeIndex?: number): MoveClaim;
+export function shot(shooterBodyId: LongIn, shotId: LongIn, fire: LongIn | [LongIn, number], origin: [number, number],
+  velocity: [number, number], targetBodyId: LongIn, impactTick: LongIn,
+  options?: { flightTicks?: number; acceleration?: [number, number]; radius?: number; impactPoint?: [number, number] }): Shot;
 
 /** One world of a fleet and the instance ("host:port") holding it. */
 export interface FleetWorld { world_id: string; instance: string; info: WorldInfo }

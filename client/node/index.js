@@ -2,6 +2,6 @@
 export { ArbiterClient, ArbiterError } from './client.js';
 export { listFleetWorlds, migrateWorld } from './fleet.js';
 export {
-  body, box, capsule, chain, circle, distanceQuery, moveClaim, polygon, ray, segment, shapeMove, shapeQuery, vec2,
+  body, box, capsule, chain, circle, distanceQuery, moveClaim, polygon, ray, segment, shapeMove, shapeQuery, shot, vec2,
 } from './shapes.js';
 export { fixedFromDouble, fromUnits, rawOf, toUnits, RAW_MAX, RAW_MIN } from './units.js';

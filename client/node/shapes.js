@@ -79,3 +79,22 @@ export function moveClaim(bodyId, tick, positions, shapeIndex = 0) {
     positions: positions.map(([x, y], i) => vec2(x, y, `positions[${i}]`)),
   };
 }
+
+/**
+ * A Shot for validateShots: fired by `shooterBodyId` at `fire` (a tick, or [tick, fraction]) from [x, y]
+ * at [vx, vy] units/s, claimed to hit `targetBodyId` at `impactTick`. `options`: flightTicks (default 60),
+ * acceleration [ax, ay] units/s^2, radius (units; 0: a point), impactPoint [x, y].
+ */
+export function shot(shooterBodyId, shotId, fire, [x, y], [vx, vy], targetBodyId, impactTick, options = {}) {
+  const [tick, fraction] = Array.isArray(fire) ? fire : [fire, 0];
+  const s = {
+    shooter_body_id: BigInt(shooterBodyId), shot_id: BigInt(shotId),
+    fire: { tick: BigInt(tick), fraction: fromUnits(fraction, 'fire.fraction') },
+    origin: vec2(x, y, 'origin'), velocity: vec2(vx, vy, 'velocity'),
+    radius: fromUnits(options.radius ?? 0, 'radius'), flight_ticks: options.flightTicks ?? 60,
+    target_body_id: BigInt(targetBodyId), impact_tick: BigInt(impactTick),
+  };
+  if (options.acceleration) s.acceleration = vec2(options.acceleration[0], options.acceleration[1], 'acceleration');
+  if (options.impactPoint) s.impact_point = vec2(options.impactPoint[0], options.impactPoint[1], 'impact_point');
+  return s;
+}

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -348,6 +349,22 @@ bool Run(int kind, const uint8_t* data, size_t size, bool aim, Operations& ops, 
           for (const v1::OverlapContact& c : result.contacts()) {
             FUZZ_CHECK(c.depth() >= 0 && c.points_size() >= 1 && c.points_size() <= 2);
           }
+        }
+      }
+      return true;
+    }
+    case 20: {
+      v1::ValidateShotsRequest r;
+      if (!Parse(data, size, aim, &r)) return false;
+      *shown = r.ShortDebugString();
+      *is_query = true;
+      v1::ValidateShotsResponse reply;
+      *status = RunRead(ops.PrepareValidateShots(r, std::nullopt, &reply));
+      if (status->ok()) {
+        FUZZ_CHECK(reply.judgements_size() == r.shots_size());
+        for (const v1::ShotJudgement& j : reply.judgements()) {
+          FUZZ_CHECK(j.verdict() != v1::SHOT_VERDICT_UNSPECIFIED);
+          FUZZ_CHECK(j.has_hit() == (j.end() == v1::FLIGHT_END_HIT));
         }
       }
       return true;

@@ -373,6 +373,43 @@ TEST_F(CliServerTest, Move_PrintsWhereTheShapeEndsAndWhatItMet) {
 // validate-move, as tests/server/move_service_test.cc: at 60 Hz a disk of
 // radius 0.5 at the origin and a wall whose face is at x = 5, judged from
 // tick 10 of 60.
+// The docs' rocket: fired at tick 10 it meets the walker where it was at
+// tick 14; fired now it flies past where the walker is not. Sent again, the
+// first judgement comes back.
+TEST_F(CliServerTest, ValidateShot_PrintsTheVerdictAndTheFlight) {
+  ASSERT_EQ(Cli("create --world range --tick_hz 60 --history_ticks 120").exit_code, 0);
+  ASSERT_EQ(Cli("add --world range --id 1 --type kinematic --circle 0.5").exit_code, 0);
+  ASSERT_EQ(Cli("add --world range --id 2 --type kinematic --position 10,-1 --velocity 0,6 --circle 0.5").exit_code, 0);
+  ASSERT_EQ(Cli("step 60 --world range").exit_code, 0);
+  const std::string rocket = "validate-shot --world range --shooter 1 --target 2 --flight_ticks 30 ";
+  CliResult r = Cli(rocket + "--shot 1 --fire 10 --impact_tick 14 0 0 120 0");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("world range, tick 60: shot 1 of body 1 fired at tick 10: CONFIRMED\n"));
+  EXPECT_THAT(r.output, HasSubstr("met:      body 2 shape 0  t=0.8499"));  // met at x = 9.7 of the stretch 8..10
+  EXPECT_THAT(r.output, HasSubstr("at tick 14 + 0.8499"));
+  EXPECT_THAT(r.output, HasSubstr("flight:   HIT at tick 14 + 0.8499"));
+  EXPECT_THAT(r.output, HasSubstr("reason:   the target is met at tick 14.850"));
+  EXPECT_THAT(r.output, HasSubstr("5 tick(s) traced"));
+  r = Cli(rocket + "--shot 2 --fire 60 --impact_tick 64 0 0 120 0");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("fired at tick 60: MISSED\n"));
+  EXPECT_THAT(r.output, HasSubstr("flight:   CURRENT_TICK at tick 61, at (2, 0), 1 tick(s) traced"));
+  Json j = CliJson(rocket + "--shot 1 --fire 10 --impact_tick 99 0 0 120 0");
+  EXPECT_EQ(j["verdict"], "CONFIRMED") << "the first judgement of shot 1, not a new one";
+  EXPECT_EQ(j["duplicate"], true);
+  EXPECT_EQ(j["impact"]["tick"], 14);
+  EXPECT_EQ(j["hit"]["body_id"], 2);
+  j = CliJson(rocket + "--shot 3 --fire 10 --impact_tick 14 --max_rewind_ticks 20 0 0 120 0");
+  EXPECT_EQ(j["verdict"], "TOO_OLD");
+  EXPECT_EQ(j["oldest_allowed_tick"], 40);
+  r = Cli(rocket + "--shot 4 --fire 10 --impact_tick 14 0 0 120");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_THAT(r.output, HasSubstr("missing VY"));
+  r = Cli(rocket + "--shot 4 --fire 99 --impact_tick 14 0 0 120 0");
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_THAT(r.output, HasSubstr("shots[0].fire.tick: 99 is after the current tick 60"));
+}
+
 TEST_F(CliServerTest, ValidateMove_PrintsTheVerdictAndItsEvidence) {
   ASSERT_EQ(Cli("create --world m --tick_hz 60 --history_ticks 120").exit_code, 0);
   ASSERT_EQ(Cli("add --world m --id 1 --type kinematic --circle 0.5").exit_code, 0);

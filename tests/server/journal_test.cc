@@ -309,6 +309,72 @@ TEST(JournalTest, RecordedMoves_AreReplayedAndDoctoredAnswersAreFlagged) {
   EXPECT_NE(audit.queries[1].what.find("position"), std::string::npos) << audit.queries[1].what;
 }
 
+// ValidateShots is recorded with the rewind cap the caller had, so a replay
+// (which has no caller) judges the same: a clean export verifies, first
+// judgements and duplicates alike, and a doctored verdict is flagged.
+TEST(JournalTest, RecordedShots_AreReplayedAndADoctoredVerdictIsFlagged) {
+  TempDir dir;
+  LiveServer server(JournaledOptions(dir, /*snapshot_every=*/4, /*queries=*/true));
+  v1::CreateWorldRequest create;
+  create.set_world_id("shots");
+  create.set_tick_hz(60);
+  create.set_history_ticks(60);
+  *create.add_bodies() = client::MakeBody(1, v1::BODY_TYPE_KINEMATIC, 0, 0, client::MakeCircle(0.5));
+  *create.add_bodies() = client::MakeBody(2, v1::BODY_TYPE_STATIC, 6, 0, client::MakeBox(1, 10));
+  ASSERT_THAT(server.client().CreateWorld(create), IsOk());
+  v1::StepRequest step;
+  step.set_world_id("shots");
+  step.set_ticks(20);
+  ASSERT_THAT(server.client().Step(step), IsOk());
+  // An arrow from the origin at 2 units a tick, fired at tick 8 (too old
+  // for a 10-tick cap) and at tick 12 (meets the wall's face at x = 5).
+  auto arrow = [](uint64_t id, int64_t tick) {
+    v1::Shot s;
+    s.set_shooter_body_id(1);
+    s.set_shot_id(id);
+    s.mutable_fire()->set_tick(tick);
+    *s.mutable_velocity() = client::MakeVec2(120, 0);
+    s.set_flight_ticks(10);
+    s.set_target_body_id(2);
+    s.set_impact_tick(14);
+    return s;
+  };
+  v1::ValidateShotsRequest shots;
+  shots.set_world_id("shots");
+  shots.set_max_rewind_ticks(10);
+  *shots.add_shots() = arrow(1, 8);
+  *shots.add_shots() = arrow(2, 12);
+  absl::StatusOr<v1::ValidateShotsResponse> judged = server.client().ValidateShots(shots);
+  ASSERT_THAT(judged, IsOk());
+  ASSERT_EQ(judged->judgements(0).verdict(), v1::SHOT_VERDICT_TOO_OLD);
+  ASSERT_EQ(judged->judgements(1).verdict(), v1::SHOT_VERDICT_CONFIRMED);
+  ASSERT_THAT(server.client().Step(step), IsOk());
+  shots.clear_max_rewind_ticks();
+  judged = server.client().ValidateShots(shots);  // both again: duplicates
+  ASSERT_THAT(judged, IsOk());
+  ASSERT_TRUE(judged->judgements(0).duplicate());
+
+  const std::string file = Export(server.client(), "shots");
+  const server::ReplayReport clean = Verify(file);
+  EXPECT_TRUE(clean.ok()) << clean.divergence << (clean.queries.empty() ? "" : clean.queries[0].what);
+  EXPECT_EQ(clean.queries_checked, 2u);
+
+  std::vector<v1::JournalRecord> records;
+  ASSERT_THAT(server::ParseJournalFile(file, &records), IsOk());
+  for (v1::JournalRecord& r : records) {
+    if (!r.has_query() || !r.query().has_validate_shots_reply()) continue;
+    r.mutable_query()->mutable_validate_shots_reply()->mutable_judgements(1)->set_verdict(v1::SHOT_VERDICT_MISSED);
+    break;
+  }
+  std::string disputed(server::kJournalFileMagic);
+  for (const v1::JournalRecord& r : records) server::AppendDelimited(r, &disputed);
+  const server::ReplayReport audit = Verify(disputed);
+  EXPECT_FALSE(audit.diverged);
+  ASSERT_EQ(audit.queries.size(), 1u);
+  EXPECT_EQ(audit.queries[0].kind, "validate_shots");
+  EXPECT_NE(audit.queries[0].what.find("verdict"), std::string::npos) << audit.queries[0].what;
+}
+
 // A static box (half extents 2 x 1) at the origin and a kinematic disk of
 // radius 1 from (10, 0) moving +x one unit per tick, stepped 30 ticks.
 void ContactsArena(client::ArbiterClient& client, const std::string& id) {

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 
 import {
-  ArbiterClient, ArbiterError, body, box, chain, circle, distanceQuery, fromUnits, moveClaim, ray, shapeMove, shapeQuery, toUnits,
+  ArbiterClient, ArbiterError, body, box, chain, circle, distanceQuery, fromUnits, moveClaim, ray, shapeMove, shapeQuery, shot, toUnits,
   vec2,
 } from '../index.js';
 import { startServer } from './server.js';
@@ -221,6 +221,37 @@ test('ValidateMove: VALID, CORRECTED at the wall, REJECTED for speed, with exact
   // The same path at 420 units/s (7 a tick) is valid.
   const faster = await client.validateMove({ world_id: id, max_speed: fromUnits(420), claims: [moveClaim(1, 10, fast)] });
   assert.equal(faster.judgements[0].verdict, 'MOVE_VERDICT_VALID');
+});
+
+test('ValidateShots: a rocket CONFIRMED through the history, MISSED fired now, once per shot, TOO_OLD past the cap', async () => {
+  const id = worldId();
+  await client.createWorld({
+    world_id: id, tick_hz: 60, history_ticks: 120,
+    bodies: [body(1, 'kinematic', [0, 0], [circle(0.5)]),
+      body(2, 'kinematic', [10, -1], [circle(0.5)], { linear_velocity: vec2(0, 6, 'v') })],
+  });
+  await client.step({ world_id: id, ticks: 60, omit_events: true });
+  const rocket = (shotId, tick, impact) => shot(1, shotId, tick, [0, 0], [120, 0], 2, impact, { flightTicks: 30 });
+  const reply = await client.validateShots({ world_id: id, shots: [rocket(1, 10, 14), rocket(2, 60, 64)] });
+  assert.equal(reply.tick, 60n);
+  const [hit, missed] = reply.judgements;
+  assert.equal(hit.verdict, 'SHOT_VERDICT_CONFIRMED');
+  assert.equal(hit.duplicate, false);
+  assert.equal(hit.hit.body_id, 2n);
+  assert.equal(hit.impact.tick, 14n);
+  assert.ok(Math.abs(toUnits(hit.impact.fraction) - 0.85) < 1e-6);
+  assert.equal(hit.ticks_traced, 5);
+  assert.equal(missed.verdict, 'SHOT_VERDICT_MISSED');
+  assert.equal(missed.end, 'FLIGHT_END_CURRENT_TICK');
+  assert.deepEqual(missed.end_position, { x: U(2), y: 0n });
+  const again = await client.validateShots({ world_id: id, shots: [rocket(1, 10, 99)] });
+  assert.equal(again.judgements[0].duplicate, true);
+  assert.equal(again.judgements[0].verdict, 'SHOT_VERDICT_CONFIRMED');
+  const capped = await client.validateShots({ world_id: id, shots: [rocket(3, 10, 14)], max_rewind_ticks: 20 });
+  assert.equal(capped.judgements[0].verdict, 'SHOT_VERDICT_TOO_OLD');
+  assert.equal(capped.judgements[0].oldest_allowed_tick, 40n);
+  await assert.rejects(client.validateShots({ world_id: id, shots: [rocket(4, 61, 64)] }),
+    (e) => e instanceof ArbiterError && e.codeName === 'OUT_OF_RANGE' && e.field === 'shots[0].fire.tick');
 });
 
 test('ValidateMove: split by max_batch over claims and positions, raw fields BigInt only, errors name the field', async () => {

@@ -229,24 +229,51 @@ class Client:
                                          tolerance=m.to_raw(tolerance, "tolerance"),
                                          skin=0 if skin is None else m.to_raw(skin, "skin"),
                                          max_iterations=max_iterations, filter=filter)
-        parts, part, steps = [], [], 0
-        for c in claims:
-            if part and (len(part) == self.max_batch or steps + len(c.positions) > self.max_batch):
+        tick, judgements = self._split_judged("ValidateMove", request, request.claims, claims,
+                                              lambda c: len(c.positions), m.MoveJudgement.of)
+        return m.MoveAnswer(tick, judgements)
+
+    def validate_shots(self, world_id, shots, tick_tolerance=0, point_tolerance=0, max_rewind_ticks=None,
+                       filter=None):
+        """Judges projectiles through the history (ValidateShots). `shots`:
+        shot(...) messages. `point_tolerance` in units; `max_rewind_ticks`
+        None: no cap of the caller's own. A ShotAnswer of ShotJudgements, one
+        per shot in order; a shot sent again gets its first judgement
+        (duplicate=True).
+
+        The server bounds the shots and their flight_ticks together by
+        max_batch: shots are sent in as many calls as that takes."""
+        request = pb.ValidateShotsRequest(world_id=world_id, tick_tolerance=tick_tolerance,
+                                          point_tolerance=m.to_raw(point_tolerance, "point_tolerance"),
+                                          filter=filter)
+        if max_rewind_ticks is not None:
+            request.max_rewind_ticks = max_rewind_ticks
+        tick, judgements = self._split_judged("ValidateShots", request, request.shots, list(shots),
+                                              lambda s: s.flight_ticks, m.ShotJudgement.of)
+        return m.ShotAnswer(tick, judgements)
+
+    def _split_judged(self, method, request, field, items, cost, of):
+        """Sends `items` in `field` of `request` in as many calls as the
+        server's max_batch takes, counting the items and cost(item) of each
+        together; (the first reply's tick, every judgement in order)."""
+        parts, part, spent = [], [], 0
+        for item in items:
+            if part and (len(part) == self.max_batch or spent + cost(item) > self.max_batch):
                 parts.append(part)
-                part, steps = [], 0
-            part.append(c)
-            steps += len(c.positions)
+                part, spent = [], 0
+            part.append(item)
+            spent += cost(item)
         parts.append(part)
         tick = None
         judgements = []
         for part in parts:
-            del request.claims[:]
-            request.claims.extend(part)
-            reply = self._call("ValidateMove", request)
+            del field[:]
+            field.extend(part)
+            reply = self._call(method, request)
             if tick is None:
                 tick = reply.tick
-            judgements.extend(m.MoveJudgement.of(j) for j in reply.judgements)
-        return m.MoveAnswer(tick, judgements)
+            judgements.extend(of(j) for j in reply.judgements)
+        return tick, judgements
 
     def query_stream(self, requests):
         """QueryStream: an iterator of CastRaysResponse, one per pb.CastRaysRequest, in order."""

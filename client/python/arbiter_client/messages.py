@@ -18,6 +18,11 @@ CAST_MODES = {"closest": pb.CAST_MODE_CLOSEST, "all": pb.CAST_MODE_ALL, "any": p
 VERDICTS = {pb.HIT_VERDICT_CONFIRMED: "confirmed", pb.HIT_VERDICT_BLOCKED: "blocked", pb.HIT_VERDICT_MISSED: "missed"}
 MOVE_VERDICTS = {pb.MOVE_VERDICT_VALID: "valid", pb.MOVE_VERDICT_CORRECTED: "corrected",
                  pb.MOVE_VERDICT_REJECTED: "rejected"}
+SHOT_VERDICTS = {pb.SHOT_VERDICT_CONFIRMED: "confirmed", pb.SHOT_VERDICT_BLOCKED: "blocked",
+                 pb.SHOT_VERDICT_MISSED: "missed", pb.SHOT_VERDICT_MISMATCHED: "mismatched",
+                 pb.SHOT_VERDICT_TOO_OLD: "too_old"}
+FLIGHT_ENDS = {pb.FLIGHT_END_HIT: "hit", pb.FLIGHT_END_FLIGHT_OVER: "flight_over",
+               pb.FLIGHT_END_CURRENT_TICK: "current_tick", pb.FLIGHT_END_LEFT_WORLD: "left_world"}
 
 
 def vec2(xy, field="vec"):
@@ -117,6 +122,24 @@ def move_claim(body_id, tick, positions, shape_index=0, field="claim"):
     `positions` (units) at tick + 1, tick + 2, ..."""
     return pb.MoveClaim(body_id=body_id, shape_index=shape_index, tick=tick,
                         positions=[vec2(p, f"{field}.positions[{i}]") for i, p in enumerate(positions)])
+
+
+def shot(shooter_body_id, shot_id, fire, origin, velocity, target_body_id, impact_tick, flight_ticks=60,
+         acceleration=None, radius=0, impact_point=None, field="shot"):
+    """A Shot for validate_shots: fired by `shooter_body_id` at `fire` (a
+    tick, (tick, fraction) or pb.PastTick) from `origin` at `velocity`
+    (units/s), with constant `acceleration` (units/s^2, e.g. gravity), as a
+    point (radius 0) or a disk, flying at most `flight_ticks`; it claims to
+    hit `target_body_id` at `impact_tick` (and `impact_point`, units)."""
+    s = pb.Shot(shooter_body_id=shooter_body_id, shot_id=shot_id, fire=past_tick(fire) or pb.PastTick(),
+                origin=vec2(origin, field + ".origin"), velocity=vec2(velocity, field + ".velocity"),
+                radius=to_raw(radius, field + ".radius"), flight_ticks=flight_ticks,
+                target_body_id=target_body_id, impact_tick=impact_tick)
+    if acceleration is not None:
+        s.acceleration.CopyFrom(vec2(acceleration, field + ".acceleration"))
+    if impact_point is not None:
+        s.impact_point.CopyFrom(vec2(impact_point, field + ".impact_point"))
+    return s
 
 
 def past_tick(at):
@@ -224,6 +247,44 @@ class MoveJudgement:
                    (to_units(a.x), to_units(a.y)), (to_units(c.x), to_units(c.y)), j.reason,
                    to_units(j.step_length), to_units(j.max_step), [MovePlane.of(p) for p in j.planes], j.blocked,
                    (a.x, a.y), (c.x, c.y), j.step_length, j.max_step)
+
+
+@dataclass(frozen=True)
+class ShotJudgement:
+    """One shot's judgement (see ShotJudgement in arbiter.proto): world units
+    as floats, ticks with their fractions, the exact raw values beside them."""
+    shooter_body_id: int
+    shot_id: int
+    verdict: str          # "confirmed", "blocked", "missed", "mismatched" or "too_old"
+    duplicate: bool       # judged before: the first judgement
+    hit: object           # a Hit, or None
+    impact: tuple         # (tick, fraction) of the hit, or None
+    end: str              # "hit", "flight_over", "current_tick", "left_world" ("" for too_old)
+    end_at: tuple         # (tick, fraction)
+    end_position: tuple
+    ticks_traced: int
+    oldest_allowed_tick: int
+    judged_at_tick: int
+    reason: str
+    end_position_raw: tuple
+
+    @classmethod
+    def of(cls, j):
+        p = j.end_position
+        return cls(j.shooter_body_id, j.shot_id, SHOT_VERDICTS.get(j.verdict, "unspecified"), j.duplicate,
+                   Hit.of(j.hit) if j.HasField("hit") else None,
+                   (j.impact.tick, to_units(j.impact.fraction)) if j.HasField("impact") else None,
+                   FLIGHT_ENDS.get(j.end, ""), (j.end_at.tick, to_units(j.end_at.fraction)),
+                   (to_units(p.x), to_units(p.y)), j.ticks_traced, j.oldest_allowed_tick, j.judged_at_tick,
+                   j.reason, (p.x, p.y))
+
+
+@dataclass(frozen=True)
+class ShotAnswer:
+    """ValidateShots' answer: the current tick (the first call's, when split)
+    and one ShotJudgement per shot, in order."""
+    tick: int
+    judgements: list
 
 
 @dataclass(frozen=True)

@@ -202,6 +202,40 @@ def test_validate_move_valid_corrected_rejected(client):
     assert client.validate_move(wid, [(1, 10, fast)], max_speed=420).judgements[0].verdict == "valid"
 
 
+def shot_range(client, wid):
+    """As tests/server/shot_service_test.cc: at 60 Hz, shooter 1 a kinematic
+    disk at the origin, target 2 a disk of radius 0.5 walking up from
+    (10, -1) at 6 units/s; stepped to tick 60."""
+    client.create_world(wid, tick_hz=60, history_ticks=120, bodies=[
+        ac.body(1, "kinematic", (0, 0), [ac.circle(0.5)]),
+        ac.body(2, "kinematic", (10, -1), [ac.circle(0.5)], velocity=(0, 6))])
+    client.step(wid, ticks=60, omit_events=True)
+
+
+def test_validate_shots_confirms_through_the_history_once_per_shot(client):
+    wid = world_id()
+    shot_range(client, wid)
+    rocket = ac.shot(1, 1, 10, (0, 0), (120, 0), 2, 14, flight_ticks=30)
+    now = ac.shot(1, 2, 60, (0, 0), (120, 0), 2, 64, flight_ticks=30)
+    old = ac.shot(1, 3, 10, (0, 0), (120, 0), 2, 14, flight_ticks=30)
+    answer = client.validate_shots(wid, [rocket, now])
+    assert answer.tick == 60
+    hit, missed = answer.judgements
+    assert hit.verdict == "confirmed" and not hit.duplicate and hit.end == "hit"
+    assert hit.hit.body_id == 2 and abs(hit.hit.point[0] - 9.7) < 1e-6
+    assert hit.impact[0] == 14 and abs(hit.impact[1] - 0.85) < 1e-6 and hit.ticks_traced == 5
+    assert missed.verdict == "missed" and missed.end == "current_tick" and missed.end_at == (61, 0.0)
+    assert missed.end_position_raw == (2 << 32, 0) and missed.hit is None
+    again = client.validate_shots(wid, [ac.shot(1, 1, 10, (0, 0), (120, 0), 2, 99, flight_ticks=30)])
+    first = again.judgements[0]
+    assert first.duplicate and first.verdict == "confirmed" and first.impact == hit.impact
+    capped = client.validate_shots(wid, [old], max_rewind_ticks=20).judgements[0]
+    assert capped.verdict == "too_old" and capped.oldest_allowed_tick == 40 and capped.end == ""
+    with pytest.raises(ac.ArbiterError) as e:
+        client.validate_shots(wid, [ac.shot(1, 9, 61, (0, 0), (120, 0), 2, 64)])
+    assert e.value.code == grpc.StatusCode.OUT_OF_RANGE and e.value.field == "shots[0].fire.tick"
+
+
 def test_validate_move_splits_by_max_batch_and_names_fields(client):
     wid = world_id()
     move_world(client, wid)

@@ -145,6 +145,10 @@ class ArbiterClient {
   /// Movement validation: a verdict per claimed path (see MoveVerdict in
   /// arbiter.proto).
   absl::StatusOr<v1::ValidateMoveResponse> ValidateMove(const v1::ValidateMoveRequest& request);
+  /// Projectile validation: a judgement per shot, traced through the
+  /// history (see ValidateShots in arbiter.proto); a shot sent again gets
+  /// its first judgement, marked duplicate.
+  absl::StatusOr<v1::ValidateShotsResponse> ValidateShots(const v1::ValidateShotsRequest& request);
   /// Move-and-slide as a query: where each shape ends (see MoveShapes in
   /// arbiter.proto); the world is unchanged.
   absl::StatusOr<v1::MoveShapesResponse> MoveShapes(const v1::MoveShapesRequest& request);
