@@ -36,6 +36,25 @@ std::string HitFeed::VerdictJson(const v1::ValidateHitRequest& request, const v1
          "},\"first_hit\":" + HitJson(reply, false) + ",\"target_hit\":" + HitJson(reply, true) + "}";
 }
 
+std::string HitFeed::ShotJson(const v1::Shot& shot, const v1::ShotJudgement& j, const std::vector<Vec2>& path) {
+  std::string points;
+  for (const Vec2& p : path) {
+    points += std::string(points.empty() ? "" : ",") + "{\"x\":" + Num(p.x.raw()) + ",\"y\":" + Num(p.y.raw()) + "}";
+  }
+  std::string hit = "null";
+  if (j.has_hit()) {
+    const v1::Hit& h = j.hit();
+    hit = "{\"body\":\"" + std::to_string(h.body_id()) + "\",\"x\":" + Num(h.point().x()) + ",\"y\":" +
+          Num(h.point().y()) + ",\"nx\":" + Num(h.normal().x()) + ",\"ny\":" + Num(h.normal().y()) + "}";
+  }
+  const std::string verdict = v1::ShotVerdict_Name(j.verdict()).substr(sizeof("SHOT_VERDICT_") - 1);
+  const std::string end = j.end() == v1::FLIGHT_END_UNSPECIFIED ? "" : v1::FlightEnd_Name(j.end()).substr(sizeof("FLIGHT_END_") - 1);
+  return "{\"kind\":\"shot\",\"tick\":" + std::to_string(j.judged_at_tick()) + ",\"shooter\":\"" +
+         std::to_string(shot.shooter_body_id()) + "\",\"shot\":\"" + std::to_string(shot.shot_id()) + "\",\"target\":\"" +
+         std::to_string(shot.target_body_id()) + "\",\"verdict\":\"" + verdict + "\",\"fire_tick\":" +
+         std::to_string(shot.fire().tick()) + ",\"end\":\"" + end + "\",\"path\":[" + points + "],\"hit\":" + hit + "}";
+}
+
 void HitFeed::Subscribe(const std::string& world_id, HitSink* sink) {
   std::lock_guard<std::mutex> lock(mu_);
   if (sinks_[world_id].insert(sink).second) subscriptions_.fetch_add(1);
@@ -56,10 +75,18 @@ bool HitFeed::Watched(std::string_view world_id) const {
 }
 
 void HitFeed::Publish(const v1::ValidateHitRequest& request, const v1::ValidateHitResponse& reply) {
+  PublishJson(request.world_id(), VerdictJson(request, reply));
+}
+
+void HitFeed::OnShot(const std::string& world_id, const v1::Shot& shot, const v1::ShotJudgement& judgement,
+                     const std::vector<Vec2>& path) {
+  PublishJson(world_id, ShotJson(shot, judgement, path));
+}
+
+void HitFeed::PublishJson(const std::string& world_id, const std::string& json) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = sinks_.find(request.world_id());
+  auto it = sinks_.find(world_id);
   if (it == sinks_.end()) return;
-  const std::string json = VerdictJson(request, reply);
   for (HitSink* sink : it->second) sink->OnHit(json);
 }
 

@@ -31,6 +31,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -68,6 +70,20 @@ struct Durability {
   int64_t retain_ticks = 216000;
 };
 
+/// Where judged shots go as they are judged (the viewer's feed, hit_feed.h):
+/// ValidateShots publishes each first judgement itself, with the flight's
+/// path, when somebody watches the world. Called under the world's shared
+/// lock: implementations only queue.
+class ShotObserver {
+ public:
+  virtual ~ShotObserver() = default;
+  virtual bool Watched(std::string_view world_id) const = 0;
+  /// `path`: the projectile's positions at its fire time, at each tick
+  /// boundary it crossed and where its traced flight ended.
+  virtual void OnShot(const std::string& world_id, const v1::Shot& shot, const v1::ShotJudgement& judgement,
+                      const std::vector<Vec2>& path) = 0;
+};
+
 /// Polled between batch items and between ticks; true once the caller has
 /// cancelled or its deadline has passed.
 using CancelFn = std::function<bool()>;
@@ -83,6 +99,8 @@ class Operations {
   Operations(WorldRegistry* registry, ServiceLimits limits, Durability durability = {});
 
   const ServiceLimits& limits() const { return limits_; }
+  /// Set once at start, before any call (null: nobody is told).
+  void set_shot_observer(ShotObserver* observer) { shot_observer_ = observer; }
   WorldRegistry& registry() { return *registry_; }
 
   // ---- Reads: validate now, run later under the shared lock -------------------
@@ -164,6 +182,9 @@ class Operations {
   absl::StatusOr<std::shared_ptr<WorldEntry>> ReplayImport(const v1::ImportWorldRequest& request,
                                                            const std::vector<v1::JournalRecord>& records);
   absl::Status InstallImport(const std::shared_ptr<WorldEntry>& entry, const std::vector<v1::JournalRecord>& records);
+  /// Tells the shot observer (if it watches the world) of each shot judged now.
+  void PublishShots(const WorldEntry& entry, const World& live, const v1::ValidateShotsRequest& request,
+                    const v1::ValidateShotsResponse& reply) const;
   /// Appends a query and its reply when --journal_queries is on.
   void JournalQuery(const WorldEntry& entry, const World& live, v1::JournalRecord record) const;
   /// Wraps a read so it runs on the world as at `at` (when set) and, when
@@ -173,6 +194,7 @@ class Operations {
                   std::function<absl::Status(const World&, const CancelFn&)> run);
 
   WorldRegistry* registry_;
+  ShotObserver* shot_observer_ = nullptr;
   const ServiceLimits limits_;
   const Durability durability_;
 };

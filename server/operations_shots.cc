@@ -261,7 +261,34 @@ absl::Status JudgeShots(const WorldEntry& entry, const World& live, const Parsed
   return absl::OkStatus();
 }
 
+// The projectile's positions for the viewer: at its fire time, at each
+// tick boundary before its traced flight ended, and where it ended.
+std::vector<Vec2> FlightPath(const Projectile& shot, int32_t tick_hz, const v1::ShotJudgement& j) {
+  std::vector<Vec2> path{shot.origin};
+  if (j.verdict() == v1::SHOT_VERDICT_TOO_OLD) return path;
+  for (int64_t tick = shot.fire_tick + 1; tick <= j.end_at().tick(); ++tick) {
+    if (tick == j.end_at().tick() && j.end_at().fraction() == 0) break;
+    const std::optional<Vec2> p = ProjectilePosition(shot, tick_hz, Fixed::FromInt(tick - shot.fire_tick) - shot.fire_fraction);
+    if (!p) break;
+    path.push_back(*p);
+  }
+  path.push_back(wire::FromProto(j.end_position()));
+  return path;
+}
+
 }  // namespace
+
+void Operations::PublishShots(const WorldEntry& entry, const World& live, const v1::ValidateShotsRequest& request,
+                              const v1::ValidateShotsResponse& reply) const {
+  if (shot_observer_ == nullptr || !shot_observer_->Watched(entry.id())) return;
+  for (int i = 0; i < reply.judgements_size() && i < request.shots_size(); ++i) {
+    const v1::ShotJudgement& j = reply.judgements(i);
+    if (j.duplicate()) continue;
+    ParsedShot parsed;
+    if (!ParseShot(request.shots(i), "", &parsed).ok()) continue;  // parsed once already: cannot fail
+    shot_observer_->OnShot(entry.id(), request.shots(i), j, FlightPath(parsed.projectile, live.def().tick_hz, j));
+  }
+}
 
 absl::StatusOr<ReadOp> Operations::PrepareValidateShots(const v1::ValidateShotsRequest& request,
                                                         std::optional<uint32_t> caller_rewind_ms,
@@ -283,12 +310,14 @@ absl::StatusOr<ReadOp> Operations::PrepareValidateShots(const v1::ValidateShotsR
   if (absl::Status s = CheckBatch(flight_ticks, "shots[*].flight_ticks (all shots together)"); !s.ok()) return s;
   absl::StatusOr<std::shared_ptr<WorldEntry>> entry = registry_->Find(request.world_id());
   if (!entry.ok()) return entry.status();
+  // A copy for the journal (--journal_queries) or the viewer, only when one wants it.
   std::shared_ptr<v1::ValidateShotsRequest> recorded;
-  if (durability_.journal != nullptr && durability_.record_queries) {
+  const bool journaled = durability_.journal != nullptr && durability_.record_queries;
+  if (journaled || (shot_observer_ != nullptr && shot_observer_->Watched(request.world_id()))) {
     recorded = std::make_shared<v1::ValidateShotsRequest>(request);
   }
   const WorldEntry* e = entry->get();
-  return ReadOp{*entry, [this, parsed, reply, e, recorded, caller_rewind_ms](const World& live,
+  return ReadOp{*entry, [this, parsed, reply, e, recorded, journaled, caller_rewind_ms](const World& live,
                                                                             const CancelFn& cancelled) -> absl::Status {
                   const std::optional<int64_t> cap = RewindCapTicks(parsed->cap_ticks, caller_rewind_ms,
                                                                     limits_.max_rewind_ms, live.def().tick_hz);
@@ -298,6 +327,8 @@ absl::StatusOr<ReadOp> Operations::PrepareValidateShots(const v1::ValidateShotsR
                     return s;
                   }
                   if (recorded == nullptr) return absl::OkStatus();
+                  PublishShots(*e, live, *recorded, *reply);
+                  if (!journaled) return absl::OkStatus();
                   // The cap applied, so that a replay (which has no caller) judges the same.
                   v1::JournalRecord r;
                   *r.mutable_query()->mutable_validate_shots() = *recorded;

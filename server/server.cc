@@ -124,6 +124,7 @@ absl::StatusOr<std::unique_ptr<ArbiterServer>> ArbiterServer::Start(const Server
     durability.retain_ticks = options.journal_retain_ticks;
   }
   s->operations_ = std::make_unique<Operations>(s->registry_.get(), options.service, durability);
+  s->operations_->set_shot_observer(&s->hits_);  // the viewer's feed of judged shots
   if (s->journal_ != nullptr) {
     s->recovery_ = std::make_unique<JournalRecovery>(s->journal_.get(), s->registry_.get(), s->operations_.get(),
                                                      &s->gate_, options.recovery);

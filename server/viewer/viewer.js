@@ -1,7 +1,7 @@
 // The Arbiter live viewer. Draws one world as SVG: bodies from
 // GET /api/worlds/W (optionally ?at=TICK, the past-tick path), redrawn on
 // every "tick" of the server-sent event stream /api/worlds/W/events, with
-// ValidateHit verdicts ("hit" events) drawn as they arrive.
+// ValidateHit verdicts and ValidateShots flights ("hit" events) drawn as they arrive.
 //
 // Hooks for tests and tools: #view carries data-tick (the tick drawn) and
 // data-live ("1" while following the world) and data-stream ("1" once the
@@ -78,8 +78,37 @@ function showState() {
     `velocity (${b.vx}, ${b.vy})\nangular velocity ${b.w}\nshapes ${b.shapes.length}\ntick ${$('view').dataset.tick}`;
 }
 
+// A verdict line in the list beside the view (the newest 20).
+function listVerdict(verdict, text) {
+  const line = document.createElement('div');
+  line.className = `${verdict}-text`;
+  line.textContent = text;
+  $('hits').prepend(line);
+  while ($('hits').children.length > 20) $('hits').lastChild.remove();
+}
+
+// A judged projectile (ValidateShots): its flight as a polyline through
+// where it was at each tick it crossed (a dot per tick), from the fire point
+// (blue) to what it met (green on the target, orange on a blocker).
+function drawShot(s) {
+  const layer = $('shots');
+  const g = el('g', { class: 'verdict flight' }, layer);
+  const points = s.path.map((p) => `${p.x},${p.y}`).join(' ');
+  el('polyline', { class: `shot ${s.verdict}`, points }, g);
+  const dot = 6 / state.camera.scale;
+  el('circle', { class: 'mark shooter', cx: s.path[0].x, cy: s.path[0].y, r: dot }, g);
+  for (const p of s.path.slice(1, -1)) el('circle', { class: 'tickmark', cx: p.x, cy: p.y, r: dot / 3 }, g);
+  if (s.hit) {
+    el('circle', { class: `mark ${s.verdict === 'BLOCKED' ? 'blocker' : 'target'}`, cx: s.hit.x, cy: s.hit.y, r: dot }, g);
+  }
+  while (layer.children.length > 20) layer.firstChild.remove();
+  listVerdict(s.verdict, `tick ${s.tick}: shot ${s.shot} of ${s.shooter} (fired at tick ${s.fire_tick}) → ` +
+    `${s.target} ${s.verdict}` + (s.hit && s.verdict === 'BLOCKED' ? ` by ${s.hit.body}` : ''));
+}
+
 // A verdict: the ray, the shooter (blue), the blocker (orange) or target (green).
 function drawHit(h) {
+  if (h.kind === 'shot') return drawShot(h);
   const layer = $('shots');
   const g = el('g', { class: 'verdict' }, layer);
   const end = h.first_hit ? [h.first_hit.x, h.first_hit.y] : [h.ray.x + h.ray.dx, h.ray.y + h.ray.dy];
@@ -89,12 +118,8 @@ function drawHit(h) {
   if (h.verdict === 'BLOCKED') el('circle', { class: 'mark blocker', cx: h.first_hit.x, cy: h.first_hit.y, r: dot }, g);
   if (h.target_hit) el('circle', { class: 'mark target', cx: h.target_hit.x, cy: h.target_hit.y, r: dot }, g);
   while (layer.children.length > 20) layer.firstChild.remove();
-  const line = document.createElement('div');
-  line.className = `${h.verdict}-text`;
-  line.textContent = `tick ${h.tick}: ${h.shooter} → ${h.target} ${h.verdict}` +
-    (h.verdict === 'BLOCKED' ? ` by ${h.first_hit.body}` : '');
-  $('hits').prepend(line);
-  while ($('hits').children.length > 20) $('hits').lastChild.remove();
+  listVerdict(h.verdict, `tick ${h.tick}: ${h.shooter} → ${h.target} ${h.verdict}` +
+    (h.verdict === 'BLOCKED' ? ` by ${h.first_hit.body}` : ''));
 }
 
 // ---- Camera: drag to pan, wheel to zoom ---------------------------------------

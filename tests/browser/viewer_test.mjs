@@ -93,6 +93,20 @@ async function main() {
           `the page lists the verdicts the server gave (${verdicts.join(', ')})`);
     const drawnShots = await page.$$eval('#shots line.shot', (ls) => ls.map((l) => l.classList[1]));
     check(JSON.stringify(drawnShots) === JSON.stringify(verdicts), 'and draws each shot in its verdict\'s style');
+
+    // A projectile judged through the history (ValidateShots, published by
+    // the operation): its flight drawn as a polyline with a point per tick.
+    const judged = JSON.parse(arbiter('validate-shot', '--shooter', id, '--shot', '1', '--fire', '50', '--target', '1',
+      '--impact_tick', '52', '--flight_ticks', '20', '--json', String(x), String(y + 8), '0', '-120'));
+    await page.waitForFunction(() => document.querySelectorAll('#shots polyline.shot').length === 1, null,
+                               { timeout: 30000 });
+    const [style, points] = await page.$eval('#shots polyline.shot',
+                                             (p) => [p.classList[1], p.getAttribute('points').split(' ').length]);
+    check(style === judged.verdict, `the page draws the judged flight in its verdict's style (${judged.verdict})`);
+    check(points === judged.ticks_traced + 1,
+          `through the fire point, each tick crossed and the end (${points} points, ${judged.ticks_traced} ticks traced)`);
+    const listedShot = await page.$eval('#hits div', (d) => d.textContent);
+    check(listedShot.includes(`shot 1 of ${id} (fired at tick 50) → 1 ${judged.verdict}`), `and lists it: "${listedShot}"`);
     await page.screenshot({ path: screenshot });
     console.log(`screenshot: ${screenshot}`);
   } finally {
