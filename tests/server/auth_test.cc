@@ -57,7 +57,9 @@ TEST(TokenFileTest, Parse_RejectsBadLines_NamingTheLine) {
     std::string line;
     std::string message;
   } cases[] = {
-      {hash + " reader\n", "tokens:2: expected '<sha256 hex> <role> <worlds> [label]', got 2 fields"},
+      {hash + " reader\n", "tokens:2: expected '<sha256 hex> <role> <worlds> [label] [option=value ...]', got 2 fields"},
+      {hash + " reader * label max_rewind_ms=soon\n", "tokens:2: max_rewind_ms: 'soon' is not a whole number of milliseconds"},
+      {hash + " reader * label rewind=5\n", "tokens:2: option 'rewind' is not known (known: max_rewind_ms)"},
       {hash + " reader * label extra\n", "got 5 fields"},
       {"plaintext-token reader *\n", "tokens:2: hash: expected 64 hex digits"},
       {hash.substr(1) + "g reader *\n", "hash: expected 64 hex digits"},
@@ -70,6 +72,22 @@ TEST(TokenFileTest, Parse_RejectsBadLines_NamingTheLine) {
     EXPECT_THAT(server::ParseTokenFile(good + c.line, "tokens"), StatusIs(StatusCode::kInvalidArgument, c.message))
         << c.line;
   }
+}
+
+// Options after the label (or the worlds) set per-token limits.
+TEST(TokenFileTest, Parse_TakesOptions_AfterTheFields) {
+  const std::string hash = server::Sha256Hex("x");
+  absl::StatusOr<server::TokenTable> table =
+      server::ParseTokenFile(hash + " reader * game max_rewind_ms=250\n" + server::Sha256Hex("y") + " writer a max_rewind_ms=0\n" +
+                                 server::Sha256Hex("z") + " reader *\n",
+                             "tokens");
+  ASSERT_THAT(table, IsOk());
+  const server::TokenGrant& game = *table->at(hash);
+  EXPECT_EQ(game.label, "game");
+  EXPECT_EQ(game.max_rewind_ms, std::optional<uint32_t>(250));
+  EXPECT_EQ(table->at(server::Sha256Hex("y"))->max_rewind_ms, std::optional<uint32_t>(0));
+  EXPECT_EQ(table->at(server::Sha256Hex("y"))->label, "sha256:" + server::Sha256Hex("y").substr(0, 8));
+  EXPECT_FALSE(table->at(server::Sha256Hex("z"))->max_rewind_ms.has_value());
 }
 
 TEST(TokenFileTest, IsLoopbackListen) {
