@@ -102,7 +102,6 @@ class AccessControl {
   uint64_t rate_limited() const { return rate_limited_.load(std::memory_order_relaxed); }
   uint64_t in_flight_rejected() const { return in_flight_rejected_.load(std::memory_order_relaxed); }
 
-  bool open_access() const { return tokens_ == nullptr; }
   size_t token_count() const { return tokens_ == nullptr ? 0 : tokens_->size(); }
   const RateLimits& limits() const { return limiter_.limits(); }
 

@@ -51,8 +51,6 @@ class JournalRecovery {
   /// message naming the world and the journal.
   absl::Status Run(const std::function<bool()>& stop);
 
-  /// The worlds reserved, by journal key (creation order).
-  size_t world_count() const { return worlds_.size(); }
   /// The worlds back so far, by journal key.
   const std::vector<std::string>& recovered() const { return recovered_; }
 

@@ -53,6 +53,12 @@ Summary Summarize<v1::CastRaysRequest>(const void* message) {
   return {request->world_id(), static_cast<uint64_t>(request->rays_size() + request->columns().origin_x_size())};
 }
 
+// ListWorlds names no world and carries no items.
+template <>
+Summary Summarize<v1::ListWorldsRequest>(const void*) {
+  return {};
+}
+
 const std::map<std::string_view, Summarizer>& Summarizers() {
   static const std::map<std::string_view, Summarizer> kTable{
       {"CreateWorld", &Summarize<v1::CreateWorldRequest>},
@@ -75,7 +81,10 @@ const std::map<std::string_view, Summarizer>& Summarizers() {
       {"ValidateShots", &Summarize<v1::ValidateShotsRequest>},
       {"MoveShapes", &Summarize<v1::MoveShapesRequest>},
       {"ReportHashes", &Summarize<v1::ReportHashesRequest>},
+      {"ListWorlds", &Summarize<v1::ListWorldsRequest>},
       {"ExportJournal", &Summarize<v1::ExportJournalRequest>},
+      {"FreezeWorld", &Summarize<v1::FreezeWorldRequest>},
+      {"ImportWorld", &Summarize<v1::ImportWorldRequest>},
       {"QueryStream", &Summarize<v1::CastRaysRequest>},
   };
   return kTable;

@@ -104,7 +104,6 @@ class ArbiterServer {
   /// The journal's size now; FAILED_PRECONDITION without a journal.
   absl::StatusOr<Journal::Usage> JournalUsage();
   WorldRegistry& registry() { return *registry_; }
-  grpc::Server& grpc_server() { return *server_; }
   AccessControl& access() { return *access_; }
   /// Things the operator must hear about at start (open access, plaintext
   /// on a non-loopback address), one sentence each.
