@@ -269,16 +269,16 @@ int main(int argc, char** argv) {
   *sq->mutable_shape()->mutable_transform()->mutable_position() = Vec(-4, 2);
   ok &= Write(dir, "overlap_contacts", 19 | kAim, sunk);
   v1::ValidateShotsRequest shots;
-  v1::Shot* shot = shots.add_shots();
-  shot->set_shooter_body_id(4);
-  shot->set_shot_id(1);
-  shot->mutable_fire()->set_tick(1);
-  *shot->mutable_origin() = Vec(-6, 2);
-  *shot->mutable_velocity() = Vec(120, 0);
-  *shot->mutable_acceleration() = Vec(0, -10);
-  shot->set_flight_ticks(8);
-  shot->set_target_body_id(2);
-  shot->set_impact_tick(3);
+  v1::Shot* rocket = shots.add_shots();
+  rocket->set_shooter_body_id(4);
+  rocket->set_shot_id(1);
+  rocket->mutable_fire()->set_tick(1);
+  *rocket->mutable_origin() = Vec(-6, 2);
+  *rocket->mutable_velocity() = Vec(120, 0);
+  *rocket->mutable_acceleration() = Vec(0, -10);
+  rocket->set_flight_ticks(8);
+  rocket->set_target_body_id(2);
+  rocket->set_impact_tick(3);
   ok &= Write(dir, "validate_shots", 20 | kAim, shots);
   if (!ok) {
     std::fprintf(stderr, "could not write every file to %s\n", dir.c_str());
