@@ -129,7 +129,7 @@ void FindPairs(const World::Impl& w, StepState* st) {
   const bool sweep_x = SweepAlongX(w, *st);
   // Movers against statics, by ranges of movers; their sweep entries are
   // gathered and sorted (keys are unique: the order found never shows).
-  const uint32_t by_mover = st->tasks.Chunks(st->movers.size(), 256);
+  const uint32_t by_mover = std::min(st->tasks.Chunks(st->movers.size(), 256), st->tasks.workers());
   std::vector<ChunkOutput>& chunks = st->FreshChunks(kMaxStepChunks);
   st->tasks.Run(by_mover, [&](uint32_t c, uint32_t) {
     const size_t n = st->movers.size();
@@ -146,7 +146,7 @@ void FindPairs(const World::Impl& w, StepState* st) {
   // (after the static pairs it may hold), then each chunk sorted and all
   // merged: each pair was found once, a static partner by one query, a
   // movable one by one sweep step.
-  const uint32_t by_entry = st->tasks.Chunks(entries.size(), 256);
+  const uint32_t by_entry = std::min(st->tasks.Chunks(entries.size(), 256), st->tasks.workers());
   const uint32_t lists = std::max(by_mover, by_entry);
   st->tasks.Run(lists, [&](uint32_t c, uint32_t) {
     const size_t n = entries.size();

@@ -20,9 +20,13 @@
 namespace arbiter {
 namespace {
 
-// About 100 microseconds of polling before a worker blocks (or before the
-// caller sleeps on the last tasks).
-constexpr int kSpins = 4000;
+// How long an idle thread polls before it blocks: a few tens of
+// microseconds of pause instructions (the gap between two stages of a
+// tick), then about a millisecond of yields (a tick's sequential solve,
+// after which the next parallel stage needs the workers awake; a yield
+// hands the core to any other runnable thread meanwhile).
+constexpr int kSpins = 2000;
+constexpr int kYields = 1000;
 
 inline void CpuRelax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -71,6 +75,7 @@ struct StepThreadPool::Shared {
   // The next batch after generation `seen`, or false when stopping.
   bool Await(uint32_t seen, Batch* out) {
     for (int i = 0; i < kSpins && posted.load(std::memory_order_acquire) == seen; ++i) CpuRelax();
+    for (int i = 0; i < kYields && posted.load(std::memory_order_acquire) == seen; ++i) std::this_thread::yield();
     std::unique_lock lock(batch_mutex);
     batch_posted.wait(lock, [&] { return stop || batch.generation != seen; });
     if (stop) return false;
