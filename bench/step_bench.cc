@@ -18,8 +18,12 @@
 // work as Arbiter, which never sleeps), Chipmunk (10 iterations, never
 // sleeps by default), and, for context, Box2D with its default sleeping on.
 //
-// Exit status: 0 on success; 1 when an engine ends with a non-finite state;
-// 2 on a usage, loading or build error.
+// A second Arbiter row steps with a StepThreadPool (--step-threads, default
+// 2) and must end in the one-thread world's state (same state hash).
+//
+// Exit status: 0 on success; 1 when an engine ends with a non-finite state
+// or the threaded Arbiter world differs; 2 on a usage, loading or build
+// error.
 #include <time.h>
 
 #include <algorithm>
@@ -60,14 +64,16 @@ struct Options {
   int ticks = -1;  // -1: the scene's `steps` (600 when absent)
   bool box2d_sleep = true;
   bool profile = false;
+  uint32_t step_threads = 2;  // the second Arbiter row; 1: no such row
 };
 
 void Usage() {
   std::printf(
-      "usage: step_bench [--scene FILE] [--ticks N | --quick] [--no-box2d-sleep] [--profile]\n"
+      "usage: step_bench [--scene FILE] [--ticks N | --quick] [--step-threads N] [--no-box2d-sleep] [--profile]\n"
       "  --scene FILE       scene to step (default: rain-2k from scenes/ or ../shared/scenes/)\n"
       "  --ticks N          ticks to run (default: the scene's \"steps\", else 600)\n"
       "  --quick            60 ticks (smoke test)\n"
+      "  --step-threads N   threads of the second Arbiter row, a StepThreadPool (default 2; 1: no such row)\n"
       "  --no-box2d-sleep   leave out the context row of Box2D with sleeping on\n"
       "  --profile          accepted for compatibility: the per-stage breakdown is always printed\n");
 }
@@ -75,7 +81,7 @@ void Usage() {
 bool ParseOptions(int argc, char** argv, Options* o) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--scene" || a == "--ticks") {
+    if (a == "--scene" || a == "--ticks" || a == "--step-threads") {
       if (i + 1 >= argc) {
         std::fprintf(stderr, "step_bench: %s needs a value\n", a.c_str());
         return false;
@@ -83,6 +89,14 @@ bool ParseOptions(int argc, char** argv, Options* o) {
       const std::string v = argv[++i];
       if (a == "--scene") {
         o->scene_path = v;
+      } else if (a == "--step-threads") {
+        char* end = nullptr;
+        const long n = std::strtol(v.c_str(), &end, 10);
+        if (end == v.c_str() || *end != '\0' || n < 1 || n > 64) {
+          std::fprintf(stderr, "step_bench: --step-threads needs 1..64, not '%s'\n", v.c_str());
+          return false;
+        }
+        o->step_threads = static_cast<uint32_t>(n);
       } else {
         char* end = nullptr;
         const long n = std::strtol(v.c_str(), &end, 10);
@@ -233,6 +247,25 @@ void Measure(Run* r, const SceneSummary& summary) {
   if (!std::isfinite(r->kinetic_energy)) r->finite = false;
 }
 
+// The threaded Arbiter row (runs[1]) against the one-thread row and
+// Chipmunk: its state hash must equal the one-thread world's (the same
+// bits), and issue 23's goal 2 asks for <= 0.55 x Chipmunk's wall time. Its
+// cpu column counts the stepping thread only, not the pool's workers.
+bool PrintThreadedSummary(const std::vector<Run>& runs) {
+  const Run& one = runs[0];
+  const Run& many = runs[1];
+  const bool same = one.engine->StateHash() == many.engine->StateHash();
+  std::printf("\n%s: state hash %s the one-thread world's at the last tick (%016llx); wall time %.2fx one thread's",
+              many.engine->Name().c_str(), same ? "equals" : "DIFFERS FROM",
+              static_cast<unsigned long long>(many.engine->StateHash()), many.WallMsPerTick() / one.WallMsPerTick());
+  for (const Run& r : runs) {
+    if (r.engine->Name() == "Chipmunk") std::printf(", %.2fx Chipmunk's", many.WallMsPerTick() / r.WallMsPerTick());
+  }
+  std::printf(" (its cpu column: the stepping thread only).\n");
+  if (!same) std::fprintf(stderr, "step_bench: %s ended in another state than Arbiter\n", many.engine->Name().c_str());
+  return same;
+}
+
 int RunBench(const Options& o) {
   scene::Scene scene;
   const Status st = scene::LoadSceneFile(o.scene_path, &scene);
@@ -267,6 +300,7 @@ int RunBench(const Options& o) {
     runs.back().engine = std::move(engine);
   };
   add(MakeArbiterStepper());  // first: the ratios divide by runs[0]
+  if (o.step_threads > 1) add(MakeArbiterStepper(o.step_threads));
   add(MakeBox2dStepper({8, 3, false}));
   add(MakeChipmunkStepper(10));
   if (o.box2d_sleep) add(MakeBox2dStepper({8, 3, true}));
@@ -320,6 +354,7 @@ int RunBench(const Options& o) {
     }
     if (cpu > 0) worst_wall_over_cpu = std::max(worst_wall_over_cpu, wall / cpu);
   }
+  const bool same_bits = o.step_threads == 1 || PrintThreadedSummary(runs);
   std::printf("\nBox2D and Chipmunk do the same work as Arbiter (nobody sleeps)%s.\n",
               o.box2d_sleep ? "; Box2D+sleep is context only: it skips resting bodies" : "");
   if (worst_wall_over_cpu > 1.15) {
@@ -343,7 +378,7 @@ int RunBench(const Options& o) {
     std::printf("\n%s per stage (wall clock; perf record gives a finer picture):\n%s", r.engine->Name().c_str(),
                 breakdown.c_str());
   }
-  return finite ? 0 : 1;
+  return finite && same_bits ? 0 : 1;
 }
 
 }  // namespace

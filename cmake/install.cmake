@@ -15,11 +15,12 @@ include(CMakePackageConfigHelpers)
 set(ARBITER_CMAKE_DIR "${CMAKE_INSTALL_LIBDIR}/cmake/arbiter")
 
 set_target_properties(arbiter_core PROPERTIES EXPORT_NAME core)
+set_target_properties(arbiter_step_pool PROPERTIES EXPORT_NAME step_pool)
 set_target_properties(arbiter_proto PROPERTIES EXPORT_NAME proto)
 set_target_properties(arbiter_wire PROPERTIES EXPORT_NAME wire)
 set_target_properties(arbiter_client PROPERTIES EXPORT_NAME client)
 
-install(TARGETS arbiter_core arbiter_proto arbiter_wire arbiter_client
+install(TARGETS arbiter_core arbiter_step_pool arbiter_proto arbiter_wire arbiter_client
   EXPORT arbiterTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -2,6 +2,7 @@
 # The CI subset of the determinism matrix (scripts/determinism-matrix.sh):
 # cells that still cross every real boundary within CI's time budget:
 #   gcc-O2             the reference cell (writes the per-item trace)
+#   gcc-O2-threads4    the same build stepping with 4 threads: 1 vs 4 threads
 #   gcc-O0             g++ without optimisation ...
 #   clang-O3-portable  ... against clang++ -O3, on the portable two-word Int128
 #   i686-O2            a real 32-bit target with no __int128 at all
@@ -17,4 +18,4 @@ bash scripts/install-deps.sh
 bash scripts/install-cross.sh
 # emscripten is large and only this cell and the wasm suite need it.
 INSTALL_NAME=install-emscripten bash scripts/install-deps.sh emscripten nodejs
-exec bash scripts/determinism-matrix.sh --cells gcc-O0,clang-O3-portable,i686-O2,s390x-O2,wasm32-O2 "$@"
+exec bash scripts/determinism-matrix.sh --cells gcc-O2-threads4,gcc-O0,clang-O3-portable,i686-O2,s390x-O2,wasm32-O2 "$@"

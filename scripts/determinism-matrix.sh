@@ -25,8 +25,10 @@
 # interface (arbiter_digest_c, as browsers embed the core) and run under
 # node. Every cell runs the full scenarios by default: measured on
 # 2 cores, the slowest (s390x under qemu) takes about a minute.
-# Thread count: nothing in the core runs threads, so there is no 1-vs-N
-# thread cell (docs/determinism.md).
+# Thread count: gcc-O2-threads4 is the reference build run with
+# --threads 4 (every world stepped with a StepThreadPool of 4 threads,
+# issue 23): it must print the same digests and the same per-item trace as
+# the 1-thread reference cell.
 #
 # Build directories: build-det/<cell>. ccache, when present, makes re-runs
 # cheap.
@@ -50,8 +52,10 @@ while [ $# -gt 0 ]; do
 done
 
 # name | compiler (g++, clang++ or a toolchain name) | CXX flags | extra CMake options | how to run
+#   | runner arguments (optional)
 cells=(
   "gcc-O2|g++|-O2 -DNDEBUG||"
+  "gcc-O2-threads4|g++|-O2 -DNDEBUG|||--threads 4"
   "gcc-O0|g++|-O0||"
   "gcc-O3-native|g++|-O3 -march=native -DNDEBUG||"
   "gcc-O2-fast-math|g++|-O2 -ffast-math -DNDEBUG||"
@@ -111,7 +115,7 @@ declare -a notes=()
 failed=0
 
 run_cell() {
-  local name="$1" compiler="$2" flags="$3" extra="$4" runner="$5"
+  local name="$1" compiler="$2" flags="$3" extra="$4" runner="$5" args="$6"
   local dir="build-det/$name"
   local log="$dir/digest.log"
   local -a configure=(cmake -S . -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=None "-DCMAKE_CXX_FLAGS=$flags"
@@ -180,6 +184,8 @@ run_cell() {
   fi
   cmd+=("$dir/tests/determinism/$binary")
   [ -n "$mode_flag" ] && cmd+=("$mode_flag")
+  # shellcheck disable=SC2206
+  [ -n "$args" ] && cmd+=($args)
   if [ "$name" = "$reference_cell" ]; then
     cmd+=(--trace "$reference_trace")
   elif [ -f "$reference_trace" ]; then
@@ -204,9 +210,9 @@ run_cell() {
 }
 
 for c in "${cells[@]}"; do
-  IFS='|' read -r name compiler flags extra runner <<<"$c"
+  IFS='|' read -r name compiler flags extra runner args <<<"$c"
   selected "$name" || continue
-  run_cell "$name" "$compiler" "$flags" "$extra" "$runner"
+  run_cell "$name" "$compiler" "$flags" "$extra" "$runner" "$args"
 done
 
 expected=$(awk -v m="$mode" '$1 == m && $2 == "overall" { print $3 }' tests/determinism/expected_digests.txt)

@@ -32,6 +32,9 @@ ABSL_FLAG(uint32_t, max_step_ticks, 100000, "most ticks one Step call may run");
 ABSL_FLAG(uint32_t, query_threads, 0,
           "threads one CastRays or CastShapes batch is split across (answers are identical for any count; "
           "0: the machine's cores, at most 8)");
+ABSL_FLAG(uint32_t, step_threads, 1,
+          "threads one world's tick is spread across (World::Step with a thread pool; state and events are "
+          "identical for any count; 1..64, 0: the machine's cores)");
 ABSL_FLAG(int32_t, threads, 0, "worker threads for steps and mutations (0: hardware threads, at least 2)");
 ABSL_FLAG(std::string, data_dir, "arbiter-data",
           "directory of the durable journal (SQLite, WAL; created if missing); every world in it is recovered at "
@@ -138,6 +141,9 @@ int main(int argc, char** argv) {
   if (options.service.query_threads == 0) {
     options.service.query_threads = std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
   }
+  options.service.step_threads = absl::GetFlag(FLAGS_step_threads);
+  if (options.service.step_threads == 0) options.service.step_threads = std::max(std::thread::hardware_concurrency(), 1u);
+  options.service.step_threads = std::min(options.service.step_threads, arbiter::kMaxStepWorkers);
   options.service.max_scene_bytes = absl::GetFlag(FLAGS_max_scene_bytes);
   options.registry.max_worlds = absl::GetFlag(FLAGS_max_worlds);
   options.registry.max_bodies_per_world = absl::GetFlag(FLAGS_max_bodies_per_world);

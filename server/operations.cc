@@ -15,7 +15,9 @@
 namespace arbiter::server {
 
 Operations::Operations(WorldRegistry* registry, ServiceLimits limits, Durability durability)
-    : registry_(registry), limits_(std::move(limits)), durability_(durability) {}
+    : registry_(registry), limits_(std::move(limits)), durability_(durability) {
+  if (limits_.step_threads > 1) step_pool_ = std::make_unique<StepThreadPool>(limits_.step_threads);
+}
 
 absl::StatusOr<uint32_t> Operations::HistoryTicks(uint32_t requested, int32_t tick_hz) const {
   if (requested > limits_.max_history_ticks) {

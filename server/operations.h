@@ -36,6 +36,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "arbiter/core/step_thread_pool.h"
 #include "arbiter/core/world.h"
 #include "arbiter/v1/arbiter.pb.h"
 #include "arbiter/v1/journal.pb.h"
@@ -50,6 +51,11 @@ struct ServiceLimits {
   size_t max_message_bytes = size_t{64} << 20;  ///< request and reply size
   uint32_t max_step_ticks = 100000;           ///< ticks per Step call
   uint32_t query_threads = 1;                 ///< threads one cast batch may use (replies identical for any)
+  /// Threads a Step's ticks may use (World::Step with a StepThreadPool;
+  /// state and events identical for any). One pool serves every world: a
+  /// Step that finds it busy with another world's tick runs on its own
+  /// thread.
+  uint32_t step_threads = 1;
   std::string scene_dir;                      ///< CreateWorld.scene root; empty disables
   uint32_t history_seconds = 2;               ///< default lag-compensation window
   uint32_t max_history_ticks = 36000;         ///< CreateWorld.history_ticks limit
@@ -197,6 +203,8 @@ class Operations {
   ShotObserver* shot_observer_ = nullptr;
   const ServiceLimits limits_;
   const Durability durability_;
+  /// --step_threads: null for one thread.
+  std::unique_ptr<StepThreadPool> step_pool_;
 };
 
 }  // namespace arbiter::server

@@ -106,7 +106,7 @@ absl::Status Operations::Step(const v1::StepRequest& request, v1::StepResponse* 
           return abandon(RollBack(world_entry, world, undo, s));
         }
       }
-      world.Step(want_events ? &events : nullptr);
+      world.Step(want_events ? &events : nullptr, nullptr, step_pool_.get());
       tick_hashes.push_back(world.StateHash());
       if (want_events || request.hash_every_tick()) {
         auto tick = std::make_shared<v1::TickEvents>();

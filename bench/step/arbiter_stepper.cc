@@ -3,13 +3,16 @@
 // measured with continuous collision, bullets and events on: the contact
 // begin/end and sensor lists are built, sorted and tagged every tick, as a
 // server stepping with events pays), with the stage clock on
-// (seven clock reads per tick, next to milliseconds of work).
+// (seven clock reads per tick, next to milliseconds of work). With threads
+// > 1 the step runs with a StepThreadPool (persistent workers, made once).
 #include <cstdio>
+#include <memory>
 #include <optional>
 #include <utility>
 #include <string>
 #include <vector>
 
+#include "arbiter/core/step_thread_pool.h"
 #include "arbiter/core/world.h"
 #include "step/stepper.h"
 
@@ -18,10 +21,21 @@ namespace {
 
 class ArbiterStepper final : public Stepper {
  public:
-  std::string Name() const override { return "Arbiter"; }
+  explicit ArbiterStepper(uint32_t threads) {
+    if (threads > 1) pool_ = std::make_unique<StepThreadPool>(threads);
+  }
+
+  std::string Name() const override {
+    return pool_ == nullptr ? "Arbiter" : "Arbiter " + std::to_string(pool_->Concurrency()) + "T";
+  }
   std::string Setup() const override {
+    if (pool_ != nullptr) {
+      return "as Arbiter, World::Step(&events, times, pool): a StepThreadPool of " +
+             std::to_string(pool_->Concurrency()) + " threads";
+    }
     return "Arbiter (Q32.32): World::AddBodies(scene.bodies), World::Step(&events) with events on; no sleeping";
   }
+  uint64_t StateHash() const override { return world_.StateHash(); }
 
   bool Build(const scene::Scene& scene, std::string* error) override {
     world_ = World(scene.world);
@@ -40,7 +54,7 @@ class ArbiterStepper final : public Stepper {
     return true;
   }
 
-  void Step() override { world_.Step(&events_, &times_); }
+  void Step() override { world_.Step(&events_, &times_, pool_.get()); }
 
   std::string StageBreakdown(int ticks) const override {
     const std::pair<const char*, uint64_t> stages[] = {
@@ -71,6 +85,7 @@ class ArbiterStepper final : public Stepper {
     uint64_t id;
     double mass;
   };
+  std::unique_ptr<StepThreadPool> pool_;  // null: one thread
   World world_;
   StepTimes times_;
   TickEvents events_;  // the last tick's events
@@ -79,6 +94,6 @@ class ArbiterStepper final : public Stepper {
 
 }  // namespace
 
-std::unique_ptr<Stepper> MakeArbiterStepper() { return std::make_unique<ArbiterStepper>(); }
+std::unique_ptr<Stepper> MakeArbiterStepper(uint32_t threads) { return std::make_unique<ArbiterStepper>(threads); }
 
 }  // namespace arbiter::bench

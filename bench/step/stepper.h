@@ -47,6 +47,9 @@ class Stepper {
     (void)ticks;
     return {};
   }
+  /// World::StateHash for Arbiter, so that rows of one engine at different
+  /// thread counts can be checked to agree; 0 for the other engines.
+  virtual uint64_t StateHash() const { return 0; }
 };
 
 /// OK when every shape of the scene is one the steppers map exactly;
@@ -67,8 +70,9 @@ inline bool CheckComparable(const scene::Scene& scene, std::string* error) {
   return true;
 }
 
-/// World::Step.
-std::unique_ptr<Stepper> MakeArbiterStepper();
+/// World::Step, on the calling thread alone (threads 1) or with a
+/// StepThreadPool of `threads` threads, named "Arbiter" or "Arbiter NT".
+std::unique_ptr<Stepper> MakeArbiterStepper(uint32_t threads = 1);
 
 /// b2World::Step(dt, velocity_iterations, position_iterations). Box2D lets
 /// resting bodies sleep by default; Arbiter and Chipmunk (by default) never

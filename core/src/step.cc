@@ -122,6 +122,19 @@ StepScratch::StepScratch() : state_(std::make_unique<StepState>()) {}
 StepScratch::~StepScratch() = default;
 StepScratch::StepScratch(const StepScratch&) : StepScratch() {}
 
+std::vector<ChunkOutput>& StepState::FreshChunks(uint32_t count) {
+  if (chunks.size() < count) chunks.resize(count);
+  for (uint32_t c = 0; c < count; ++c) {
+    ChunkOutput& out = chunks[c];
+    out.pairs.clear();
+    out.sweep.clear();
+    out.begin_events.clear();
+    out.end_events.clear();
+    out.touching = 0;
+  }
+  return chunks;
+}
+
 StepState& StepScratch::Fresh() {
   StepState& st = *state_;
   st.movers.clear();
@@ -143,10 +156,11 @@ StepState& StepScratch::Fresh() {
 
 }  // namespace internal
 
-void World::Step(TickEvents* events, StepTimes* times) {
+void World::Step(TickEvents* events, StepTimes* times, StepExecutor* executor) {
   Impl& w = *impl_;
   StageClock clock(times);
   StepState& st = w.step_scratch.Fresh();
+  st.tasks = internal::StepTasks(executor);
   st.h = Fixed::FromRatio(1, int64_t{w.def.tick_hz} * internal::kSubsteps);
   st.inv_h = Fixed::FromInt(int64_t{w.def.tick_hz} * internal::kSubsteps);
   st.dt = Fixed::FromRatio(1, w.def.tick_hz);

@@ -6,6 +6,8 @@
 // instead of sinking in. Impulses of the previous tick are carried over by
 // feature id (warm starting). Only touching contacts are state: pairs whose
 // boxes merely overlap must not reach the hash.
+#include <algorithm>
+
 #include "arbiter/core/fixed_math.h"
 #include "arbiter/core/manifold.h"
 #include "step_internal.h"
@@ -82,19 +84,55 @@ void MakeConstraint(const World::Impl& w, const StepState& st, const Pair& pair,
 
 }  // namespace
 
-void PrepareContacts(const World::Impl& w, StepState* st) {
-  // Shapes keep their placement through this stage, so a shape's memo
-  // serves every pair it is in; reset only the memos of shapes in pairs.
-  if (st->core_memos.size() < w.shapes.size()) st->core_memos.resize(w.shapes.size());
-  for (const Pair& pair : st->pairs) {
-    st->core_memos[pair.shape_a].Reset();
-    st->core_memos[pair.shape_b].Reset();
+namespace {
+
+// Stage 3a for pairs [begin, end): their manifolds, into st->manifolds.
+// Shapes keep their placement through this stage, so a shape's memo serves
+// every pair it is in; the worker's memos of the range's shapes are reset
+// first (they may be a tick old). Returns how many manifolds touch.
+size_t CollidePairs(const World::Impl& w, StepState* st, size_t begin, size_t end, std::vector<CoreMemo>* memos) {
+  if (memos->size() < w.shapes.size()) memos->resize(w.shapes.size());
+  for (size_t i = begin; i < end; ++i) {
+    (*memos)[st->pairs[i].shape_a].Reset();
+    (*memos)[st->pairs[i].shape_b].Reset();
   }
-  size_t old = 0;
+  size_t touching = 0;
+  for (size_t i = begin; i < end; ++i) {
+    const Pair& pair = st->pairs[i];
+    const ShapeRecord& sa = w.shapes[pair.shape_a];
+    const ShapeRecord& sb = w.shapes[pair.shape_b];
+    const Fixed speculative = kSpeculativeDistance + st->reach[sa.body_slot] + st->reach[sb.body_slot];
+    const Manifold& m = st->manifolds[i] =
+        CollideMemo(w.ProxyOf(sa), &(*memos)[pair.shape_a], w.ProxyOf(sb), &(*memos)[pair.shape_b], speculative);
+    if (m.point_count > 0) ++touching;
+  }
+  return touching;
+}
+
+// The first contact of the last tick after every pair before `begin`:
+// where a range's merge with w.contacts starts.
+size_t FirstContactOfRange(const World::Impl& w, const StepState& st, size_t begin) {
+  if (begin == 0) return 0;
+  const Pair& before = st.pairs[begin - 1];
+  return static_cast<size_t>(
+      std::upper_bound(w.contacts.begin(), w.contacts.end(), before,
+                       [](const Pair& p, const ContactState& c) { return p.a != c.a ? p.a < c.a : p.b < c.b; }) -
+      w.contacts.begin());
+}
+
+// Stage 3b for pairs [begin, end), whose touching manifolds become
+// constraints (and next contacts) from index `first` on: warm starting
+// from the last tick's contacts (sorted like the pairs: merged), and the
+// range's begin and end events (`last`: the range also ends the contacts
+// after every pair).
+void BuildConstraints(const World::Impl& w, StepState* st, size_t begin, size_t end, size_t first, bool last,
+                      ChunkOutput* out) {
+  size_t old = FirstContactOfRange(w, *st, begin);
+  size_t next = first;
   FrictionMixer friction;
-  auto end_event = [&](const ContactState& c) { st->end_events.push_back({c.a, c.b, {}, {}, {}}); };
-  for (const Pair& pair : st->pairs) {
-    // Contacts of the last tick are sorted like the pairs: merge.
+  auto end_event = [&](const ContactState& c) { out->end_events.push_back({c.a, c.b, {}, {}, {}}); };
+  for (size_t i = begin; i < end; ++i) {
+    const Pair& pair = st->pairs[i];
     while (old < w.contacts.size() && KeyLess(w.contacts[old], pair)) {
       if (w.contacts[old].point_count > 0) end_event(w.contacts[old]);
       ++old;
@@ -102,31 +140,55 @@ void PrepareContacts(const World::Impl& w, StepState* st) {
     const ContactState* previous =
         old < w.contacts.size() && w.contacts[old].a == pair.a && w.contacts[old].b == pair.b ? &w.contacts[old] : nullptr;
     if (previous != nullptr) ++old;
-
-    const ShapeRecord& sa = w.shapes[pair.shape_a];
-    const ShapeRecord& sb = w.shapes[pair.shape_b];
-    const Fixed speculative = kSpeculativeDistance + st->reach[sa.body_slot] + st->reach[sb.body_slot];
-    const Manifold m =
-        CollideMemo(w.ProxyOf(sa), &st->core_memos[pair.shape_a], w.ProxyOf(sb), &st->core_memos[pair.shape_b], speculative);
+    const Manifold& m = st->manifolds[i];
     const bool was_touching = previous != nullptr && previous->point_count > 0;
     if (m.point_count == 0) {
       if (was_touching) end_event(*previous);
       continue;
     }
     // Only touching manifolds become constraints; built in place.
-    SolverContact& c = st->constraints.emplace_back();
+    SolverContact& c = st->constraints[next];
     MakeConstraint(w, *st, pair, m, previous, &friction, &c);
     if (!was_touching) {
-      st->begin_events.push_back({pair.a, pair.b, m.points[0].point, m.normal, Max(-c.points[0].relative_velocity, kFixedZero)});
+      out->begin_events.push_back({pair.a, pair.b, m.points[0].point, m.normal, Max(-c.points[0].relative_velocity, kFixedZero)});
     }
-    ContactState state;
+    ContactState& state = st->next_contacts[next++];
     state.a = pair.a;
     state.b = pair.b;
     state.point_count = m.point_count;
-    st->next_contacts.push_back(state);
   }
+  if (!last) return;
   for (; old < w.contacts.size(); ++old) {
     if (w.contacts[old].point_count > 0) end_event(w.contacts[old]);
+  }
+}
+
+void AppendEvents(const std::vector<ContactEvent>& from, std::vector<ContactEvent>* to) {
+  to->insert(to->end(), from.begin(), from.end());
+}
+
+}  // namespace
+
+void PrepareContacts(const World::Impl& w, StepState* st) {
+  const size_t n = st->pairs.size();
+  const uint32_t chunks = st->tasks.Chunks(n, 128);
+  std::vector<ChunkOutput>& out = st->FreshChunks(chunks);
+  if (st->core_memos.size() < st->tasks.workers()) st->core_memos.resize(st->tasks.workers());
+  if (st->manifolds.size() < n) st->manifolds.resize(n);
+  st->tasks.Run(chunks, [&](uint32_t c, uint32_t worker) {
+    out[c].touching = CollidePairs(w, st, ChunkBegin(n, chunks, c), ChunkBegin(n, chunks, c + 1), &st->core_memos[worker]);
+  });
+  // Each chunk's constraints start after the earlier chunks' (pair order).
+  size_t firsts[kMaxStepChunks + 1] = {};
+  for (uint32_t c = 0; c < chunks; ++c) firsts[c + 1] = firsts[c] + out[c].touching;
+  st->constraints.resize(firsts[chunks]);  // value-initialised, as MakeConstraint wants
+  st->next_contacts.resize(firsts[chunks]);
+  st->tasks.Run(chunks, [&](uint32_t c, uint32_t) {
+    BuildConstraints(w, st, ChunkBegin(n, chunks, c), ChunkBegin(n, chunks, c + 1), firsts[c], c + 1 == chunks, &out[c]);
+  });
+  for (uint32_t c = 0; c < chunks; ++c) {
+    AppendEvents(out[c].begin_events, &st->begin_events);
+    AppendEvents(out[c].end_events, &st->end_events);
   }
 }
 

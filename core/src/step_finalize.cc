@@ -148,25 +148,88 @@ bool IsBullet(const BodyRecord& body) { return body.type == BodyType::kDynamic &
 
 }  // namespace
 
+namespace {
+
+// Pass 1 for a mover that is not a bullet: its end pose, stopped short of static
+// and kinematic geometry it would tunnel through; true when continuous
+// collision swept it. Leaves body.transform and paths[i] for the caller.
+bool FinalizeMover(const World::Impl& w, const StepState& st, const BodyRecord& body, MoverPath* path,
+                   Transform* end) {
+  bool swept = false;
+  if (body.type == BodyType::kDynamic && path->motion != Vec2{}) {
+    const Fixed toi = TimeOfImpact(w, body, path->start, path->motion, st.any_kinematic);
+    if (toi < kFixedOne) end->p = StopShort(*path, toi);
+    swept = SweepsAnyShape(w, body, path->motion);
+  }
+  path->motion = end->p - path->start.p;  // what the body really did
+  return swept;
+}
+
+// Pass 1 in id order, each mover placed before the next is cast: the order
+// a kinematic body's casts need (a dynamic body sees the kinematic bodies
+// placed so far).
+void FinalizeInOrder(World::Impl& w, StepState& st, std::vector<MoverPath>& paths, std::vector<Transform>& ends) {
+  for (size_t i = 0; i < st.movers.size(); ++i) {
+    const uint32_t slot = st.movers[i].second;
+    BodyRecord& body = w.bodies[slot];
+    ends[i] = SolvedPose(body, st.solver[i + 1], &paths[i]);
+    if (IsBullet(body)) continue;
+    if (FinalizeMover(w, st, body, &paths[i], &ends[i])) st.swept.push_back({slot, paths[i].start, paths[i].motion});
+    body.transform = ends[i];
+    w.SyncBodyShapes(slot);
+  }
+}
+
+// Pass 1 without kinematic bodies: every cast reads static geometry only,
+// so the movers are cast and placed as tasks (each writes its own body, its
+// own world points and its shapes' refit slots), then the swept list and
+// the tree moves follow in id order, as FinalizeInOrder makes them.
+void FinalizeInTasks(World::Impl& w, StepState& st, std::vector<MoverPath>& paths, std::vector<Transform>& ends) {
+  const size_t n = st.movers.size();
+  std::vector<uint8_t> swept(n, 0);
+  if (st.refit.size() < w.shapes.size()) {
+    st.refit.resize(w.shapes.size());
+    st.refit_box.resize(w.shapes.size());
+  }
+  const uint32_t chunks = st.tasks.Chunks(n, 64);
+  st.tasks.Run(chunks, [&](uint32_t c, uint32_t) {
+    for (size_t i = ChunkBegin(n, chunks, c); i < ChunkBegin(n, chunks, c + 1); ++i) {
+      BodyRecord& body = w.bodies[st.movers[i].second];
+      ends[i] = SolvedPose(body, st.solver[i + 1], &paths[i]);
+      if (IsBullet(body)) continue;
+      swept[i] = FinalizeMover(w, st, body, &paths[i], &ends[i]) ? 1 : 0;
+      body.transform = ends[i];
+      for (uint32_t k = 0; k < body.shape_count; ++k) {
+        const uint32_t si = body.first_shape + k;
+        const Aabb box = w.PlaceShape(body, w.shapes[si]);
+        st.refit[si] = w.NeedsRefit(body, w.shapes[si], box, &st.refit_box[si]) ? 1 : 0;
+      }
+    }
+  });
+  for (size_t i = 0; i < n; ++i) {
+    const uint32_t slot = st.movers[i].second;
+    const BodyRecord& body = w.bodies[slot];
+    if (IsBullet(body)) continue;
+    if (swept[i] != 0) st.swept.push_back({slot, paths[i].start, paths[i].motion});
+    for (uint32_t k = 0; k < body.shape_count; ++k) {
+      const uint32_t si = body.first_shape + k;
+      if (st.refit[si] != 0) w.movable_tree.MoveProxy(w.shapes[si].proxy, st.refit_box[si]);
+    }
+  }
+}
+
+}  // namespace
+
 void FinalizeBodies(World::Impl& w, StepState* state) {
   StepState& st = *state;
   std::vector<MoverPath> paths(st.movers.size());
   std::vector<Transform> ends(st.movers.size());
   // Pass 1: every mover but the bullets takes its pose; a dynamic one that
   // would tunnel through static or kinematic geometry stops short of it.
-  for (size_t i = 0; i < st.movers.size(); ++i) {
-    const uint32_t slot = st.movers[i].second;
-    BodyRecord& body = w.bodies[slot];
-    ends[i] = SolvedPose(body, st.solver[i + 1], &paths[i]);
-    if (IsBullet(body)) continue;
-    if (body.type == BodyType::kDynamic && paths[i].motion != Vec2{}) {
-      const Fixed toi = TimeOfImpact(w, body, paths[i].start, paths[i].motion, st.any_kinematic);
-      if (toi < kFixedOne) ends[i].p = StopShort(paths[i], toi);
-      if (SweepsAnyShape(w, body, paths[i].motion)) st.swept.push_back({slot, paths[i].start, ends[i].p - paths[i].start.p});
-    }
-    paths[i].motion = ends[i].p - paths[i].start.p;  // what the body really did
-    body.transform = ends[i];
-    w.SyncBodyShapes(slot);
+  if (st.any_kinematic || st.tasks.workers() == 1) {
+    FinalizeInOrder(w, st, paths, ends);
+  } else {
+    FinalizeInTasks(w, st, paths, ends);
   }
   // Pass 2: bullets, in id order, against static geometry (as above) and
   // against the other movers along the relative motion.

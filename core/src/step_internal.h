@@ -19,6 +19,7 @@
 #include "arbiter/core/limits.h"
 #include "arbiter/core/world.h"
 #include "manifold_internal.h"
+#include "step_tasks.h"
 #include "world_impl.h"
 
 namespace arbiter::internal {
@@ -139,7 +140,23 @@ bool MovesFarEnough(const World::Impl& w, const ShapeRecord& s, Vec2 motion);
 /// shape the record was made from.
 ShapeProxy PlacedProxy(const World::Impl& w, const ShapeRecord& s, const Transform& xf);
 
+/// What each chunk of a parallel stage collects on its own (step_tasks.h),
+/// merged in chunk order by the stage.
+struct ChunkOutput {
+  std::vector<Pair> pairs;
+  std::vector<SweepEntry> sweep;
+  std::vector<ContactEvent> begin_events;
+  std::vector<ContactEvent> end_events;
+  size_t touching = 0;  // manifolds with points in the chunk's pairs
+};
+
 struct StepState {
+  StepTasks tasks;  // how stages are cut into tasks (no executor: one chunk each)
+  /// One per chunk, kept across ticks for their capacity.
+  std::vector<ChunkOutput> chunks;
+  /// Chunk outputs 0..count-1, emptied, for a stage of `count` chunks.
+  std::vector<ChunkOutput>& FreshChunks(uint32_t count);
+
   Fixed h;      // sub-step
   Fixed inv_h;
   Fixed dt;     // tick
@@ -159,9 +176,12 @@ struct StepState {
   /// by slot (TransformPoint of its local centre; the pose is fixed until
   /// FinalizeBodies).
   std::vector<Vec2> world_center;
-  /// The manifold routine's memo of each shape's placed core, by shape
-  /// index; reset for the shapes of this tick's pairs (step_contacts.cc).
-  std::vector<CoreMemo> core_memos;
+  /// The manifold routine's memo of each shape's placed core, by worker
+  /// and then shape index; reset for the shapes of each chunk's pairs
+  /// (step_contacts.cc).
+  std::vector<std::vector<CoreMemo>> core_memos;
+  /// The manifold of pairs[i] (step_contacts.cc).
+  std::vector<Manifold> manifolds;
 
   std::vector<Pair> pairs;
   std::vector<SweepEntry> sweep;
@@ -173,6 +193,10 @@ struct StepState {
   /// non-bullets in id order, then the bullets), for the sensors they may
   /// have crossed within it (stage 6, which sorts what it finds).
   std::vector<SweptBody> swept;
+  /// Stage 5 when parallel, by shape index: whether the shape's tree box
+  /// must move, and to where (step_finalize.cc).
+  std::vector<uint8_t> refit;
+  std::vector<Aabb> refit_box;
 };
 
 /// Stage 2: every pair of non-sensor shapes, at least one of them dynamic,

@@ -45,11 +45,13 @@ void AddPair(const World::Impl& w, uint32_t shape_a, uint32_t shape_b, std::vect
   }
 }
 
-// Movable shapes against the static tree; collects the sweep entries.
-void PairWithStatics(const World::Impl& w, const StepState& st, bool sweep_x, std::vector<Pair>* pairs,
-                     std::vector<SweepEntry>* entries) {
+// Movers [begin, end) against the static tree; collects their sweep
+// entries.
+void PairWithStatics(const World::Impl& w, const StepState& st, bool sweep_x, size_t begin, size_t end,
+                     ChunkOutput* out) {
   constexpr Fixed half_speculative = Fixed::FromRaw(kSpeculativeDistance.raw() / 2);
-  for (const auto& [id, slot] : st.movers) {
+  for (size_t m = begin; m < end; ++m) {
+    const auto& [id, slot] = st.movers[m];
     const BodyRecord& body = w.bodies[slot];
     const Fixed reach = st.reach[slot];
     for (uint32_t i = 0; i < body.shape_count; ++i) {
@@ -60,16 +62,51 @@ void PairWithStatics(const World::Impl& w, const StepState& st, bool sweep_x, st
       if (body.type == BodyType::kDynamic) {
         const Fixed g = reach + kSpeculativeDistance;
         w.static_tree.Query({tight.lower - Vec2{g, g}, tight.upper + Vec2{g, g}}, [&, si = si](uint32_t other) {
-          if (MayPair(w, si, other)) AddPair(w, si, other, pairs);
+          if (MayPair(w, si, other)) AddPair(w, si, other, &out->pairs);
           return true;
         });
       }
       const Fixed g = reach + half_speculative;
       const Aabb grown{tight.lower - Vec2{g, g}, tight.upper + Vec2{g, g}};
       const Vec2 lo = grown.lower, hi = grown.upper;
-      entries->push_back(sweep_x ? SweepEntry{lo.x.raw(), hi.x.raw(), lo.y.raw(), hi.y.raw(), {id, s.index_in_body}, si, slot}
-                                : SweepEntry{lo.y.raw(), hi.y.raw(), lo.x.raw(), hi.x.raw(), {id, s.index_in_body}, si, slot});
+      out->sweep.push_back(sweep_x ? SweepEntry{lo.x.raw(), hi.x.raw(), lo.y.raw(), hi.y.raw(), {id, s.index_in_body}, si, slot}
+                                   : SweepEntry{lo.y.raw(), hi.y.raw(), lo.x.raw(), hi.x.raw(), {id, s.index_in_body}, si, slot});
     }
+  }
+}
+
+// The sweep from entries [begin, end) of the sorted list: each against the
+// entries after it whose intervals start within its own.
+void SweepPairs(const World::Impl& w, const std::vector<SweepEntry>& entries, size_t begin, size_t end,
+                std::vector<Pair>* pairs) {
+  for (size_t i = begin; i < end; ++i) {
+    const SweepEntry& e = entries[i];
+    for (size_t j = i + 1; j < entries.size() && entries[j].lo <= e.hi; ++j) {
+      const SweepEntry& f = entries[j];
+      if (f.lo2 > e.hi2 || e.lo2 > f.hi2) continue;
+      if (MayPair(w, e.shape, f.shape)) AddPair(w, e.shape, f.shape, pairs);
+    }
+  }
+}
+
+// The chunks' sorted pair lists merged into one sorted list (pairs are
+// unique, so the merge is the same whatever chunk found which pair).
+void MergePairs(std::vector<ChunkOutput>& chunks, uint32_t count, std::vector<Pair>* out) {
+  if (count == 1) {
+    std::swap(*out, chunks[0].pairs);  // both keep their capacity
+    return;
+  }
+  size_t total = 0;
+  for (uint32_t c = 0; c < count; ++c) total += chunks[c].pairs.size();
+  out->reserve(total);
+  size_t heads[kMaxStepChunks] = {};
+  for (size_t n = 0; n < total; ++n) {
+    uint32_t best = count;
+    for (uint32_t c = 0; c < count; ++c) {
+      if (heads[c] == chunks[c].pairs.size()) continue;
+      if (best == count || chunks[c].pairs[heads[c]] < chunks[best].pairs[heads[best]]) best = c;
+    }
+    out->push_back(chunks[best].pairs[heads[best]++]);
   }
 }
 
@@ -89,22 +126,34 @@ bool SweepAlongX(const World::Impl& w, const StepState& st) {
 }  // namespace
 
 void FindPairs(const World::Impl& w, StepState* st) {
-  std::vector<Pair>& pairs = st->pairs;  // emptied by StepScratch::Fresh
   const bool sweep_x = SweepAlongX(w, *st);
-  std::vector<SweepEntry>& entries = st->sweep;
-  PairWithStatics(w, *st, sweep_x, &pairs, &entries);
-  std::sort(entries.begin(), entries.end(), SweepLess);
-  for (size_t i = 0; i < entries.size(); ++i) {
-    const SweepEntry& e = entries[i];
-    for (size_t j = i + 1; j < entries.size() && entries[j].lo <= e.hi; ++j) {
-      const SweepEntry& f = entries[j];
-      if (f.lo2 > e.hi2 || e.lo2 > f.hi2) continue;
-      if (MayPair(w, e.shape, f.shape)) AddPair(w, e.shape, f.shape, &pairs);
-    }
+  // Movers against statics, by ranges of movers; their sweep entries are
+  // gathered and sorted (keys are unique: the order found never shows).
+  const uint32_t by_mover = std::min(st->tasks.Chunks(st->movers.size(), 256), st->tasks.workers());
+  std::vector<ChunkOutput>& chunks = st->FreshChunks(kMaxStepChunks);
+  st->tasks.Run(by_mover, [&](uint32_t c, uint32_t) {
+    const size_t n = st->movers.size();
+    PairWithStatics(w, *st, sweep_x, ChunkBegin(n, by_mover, c), ChunkBegin(n, by_mover, c + 1), &chunks[c]);
+  });
+  std::vector<SweepEntry>& entries = st->sweep;  // emptied by StepScratch::Fresh
+  if (by_mover == 1) {
+    std::swap(entries, chunks[0].sweep);
+  } else {
+    for (uint32_t c = 0; c < by_mover; ++c) entries.insert(entries.end(), chunks[c].sweep.begin(), chunks[c].sweep.end());
   }
-  // Each pair was found once: a static partner by one query, a movable one
-  // by one sweep step.
-  std::sort(pairs.begin(), pairs.end());
+  std::sort(entries.begin(), entries.end(), SweepLess);
+  // The sweep by ranges of entries, each range's pairs into its own chunk
+  // (after the static pairs it may hold), then each chunk sorted and all
+  // merged: each pair was found once, a static partner by one query, a
+  // movable one by one sweep step.
+  const uint32_t by_entry = std::min(st->tasks.Chunks(entries.size(), 256), st->tasks.workers());
+  const uint32_t lists = std::max(by_mover, by_entry);
+  st->tasks.Run(lists, [&](uint32_t c, uint32_t) {
+    const size_t n = entries.size();
+    if (c < by_entry) SweepPairs(w, entries, ChunkBegin(n, by_entry, c), ChunkBegin(n, by_entry, c + 1), &chunks[c].pairs);
+    std::sort(chunks[c].pairs.begin(), chunks[c].pairs.end());
+  });
+  MergePairs(chunks, lists, &st->pairs);
 }
 
 }  // namespace arbiter::internal

@@ -332,20 +332,31 @@ size_t World::MemoryBytes() const {
 
 void World::Impl::SyncBodyShapes(uint32_t slot) {
   const BodyRecord& body = bodies[slot];
-  // Two ticks of motion ahead; |v| <= 2^24 keeps this far inside the range.
-  const Vec2 ahead = Fixed::FromRatio(2, def.tick_hz) * body.linear_velocity;
   for (uint32_t i = 0; i < body.shape_count; ++i) {
     const ShapeRecord& s = shapes[body.first_shape + i];
-    for (int k = 0; k < s.point_count; ++k) {
-      world_points[s.point_offset + k] = TransformPoint(body.transform, local_points[s.point_offset + k]);
-    }
-    const Aabb box = ComputeProxyAabb(ProxyOf(s));
+    const Aabb box = PlaceShape(body, s);
+    Aabb fat;
     if (body.type == BodyType::kStatic) {
       static_tree.MoveProxy(s.proxy, box);
-    } else if (!Contains(movable_tree.GetAabb(s.proxy), box)) {
-      movable_tree.MoveProxy(s.proxy, FattenAhead(box, ahead));
+    } else if (NeedsRefit(body, s, box, &fat)) {
+      movable_tree.MoveProxy(s.proxy, fat);
     }
   }
+}
+
+Aabb World::Impl::PlaceShape(const BodyRecord& body, const ShapeRecord& s) {
+  for (int k = 0; k < s.point_count; ++k) {
+    world_points[s.point_offset + k] = TransformPoint(body.transform, local_points[s.point_offset + k]);
+  }
+  return ComputeProxyAabb(ProxyOf(s));
+}
+
+bool World::Impl::NeedsRefit(const BodyRecord& body, const ShapeRecord& s, const Aabb& box, Aabb* fat) const {
+  if (Contains(movable_tree.GetAabb(s.proxy), box)) return false;
+  // Two ticks of motion ahead; |v| <= 2^24 keeps this far inside the range.
+  const Vec2 ahead = Fixed::FromRatio(2, def.tick_hz) * body.linear_velocity;
+  *fat = FattenAhead(box, ahead);
+  return true;
 }
 
 void World::Impl::CompactIfSparse() {

@@ -167,8 +167,15 @@ struct World::Impl {
                                           bool search_movable) const;
 
   /// Recomputes world points and tree boxes of a body's shapes after its
-  /// transform changed.
+  /// transform changed: PlaceShape, then the tree move it needs.
   void SyncBodyShapes(uint32_t slot);
+  /// The world points of a shape of `body`, placed at the body's transform;
+  /// returns the shape's tight box. Touches no tree.
+  Aabb PlaceShape(const internal::BodyRecord& body, const internal::ShapeRecord& s);
+  /// For a movable body's shape whose tight box is now `box`: true, with
+  /// the fat box to move its proxy to in *fat, when the tree's box no
+  /// longer contains it. Reads the movable tree only.
+  bool NeedsRefit(const internal::BodyRecord& body, const internal::ShapeRecord& s, const Aabb& box, Aabb* fat) const;
   /// Rewrites shapes and point pools without holes when removals have left
   /// more dead records than live ones.
   void CompactIfSparse();

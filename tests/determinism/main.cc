@@ -11,12 +11,17 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "arbiter/core/wide.h"
+#ifdef ARBITER_DIGEST_THREADS
+#include "arbiter/core/step_thread_pool.h"
+#endif
 #include "digest.h"
+#include "runner_world.h"
 #include "scenarios.h"
 #include "scene_reader.h"
 
@@ -44,6 +49,8 @@ constexpr const char* kUsage =
     "  --scripts N        run N scripts instead of the mode's count (no scripts check)\n"
     "  --script-detail I  print a per-operation digest trace of script I\n"
     "  --stats            print coverage counters of the scripts\n"
+    "  --threads N        step every world with a StepThreadPool of N threads (1..64; C++ runner only):\n"
+    "                     the digests must be the same for every N\n"
     "exit status: 0 all digests match, 1 a mismatch, 2 a usage or file error\n";
 
 struct Options {
@@ -59,6 +66,7 @@ struct Options {
   int scripts = -1;
   int script_detail = -1;
   bool stats = false;
+  int threads = 1;
 };
 
 std::string Hex(uint64_t v) {
@@ -249,6 +257,7 @@ int Main(int argc, char** argv) {
     else if (a == "--compare") o.compare_path = value("a file");
     else if (a == "--scripts") o.scripts = std::atoi(value("a count").c_str());
     else if (a == "--stats") o.stats = true;
+    else if (a == "--threads") o.threads = std::atoi(value("a thread count").c_str());
     else if (a == "--script-detail") o.script_detail = std::atoi(value("an index").c_str());
     else if (a == "--only") {
       std::stringstream list(value("a list"));
@@ -264,6 +273,22 @@ int Main(int argc, char** argv) {
       return 2;
     }
   }
+  if (o.threads < 1 || o.threads > 64) {
+    std::fprintf(stderr, "arbiter_digest: --threads needs 1..64\n");
+    return 2;
+  }
+#ifdef ARBITER_DIGEST_THREADS
+  std::unique_ptr<StepThreadPool> pool;
+  if (o.threads > 1) {
+    pool = std::make_unique<StepThreadPool>(static_cast<uint32_t>(o.threads));
+    g_step_executor = pool.get();
+  }
+#else
+  if (o.threads != 1) {
+    std::fprintf(stderr, "arbiter_digest: this runner steps on one thread only (--threads is the C++ runner's)\n");
+    return 2;
+  }
+#endif
   const std::string mode = o.quick ? "quick" : "full";
   const RunSize size = o.quick ? QuickSize() : FullSize();
   const bool partial = !o.only.empty() || o.scripts >= 0;
@@ -351,7 +376,8 @@ int Main(int argc, char** argv) {
     return 2;
   }
 
-  std::printf("# arbiter_digest mode=%s; %s\n", mode.c_str(), BuildDescription().c_str());
+  std::printf("# arbiter_digest mode=%s; %s; %d step thread%s\n", mode.c_str(), BuildDescription().c_str(), o.threads,
+              o.threads == 1 ? "" : "s");
   int mismatches = 0;
   auto report = [&](const std::string& name, uint64_t digest, const std::string& detail) {
     std::string status = "unchecked";

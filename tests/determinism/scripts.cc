@@ -339,7 +339,7 @@ struct Script {
     const int n = 1 + g.Below(4);
     TickEvents events;
     for (int i = 0; i < n; ++i) {
-      world.Step(&events);
+      StepWorld(world, &events);
       ++g_stats.ticks;
       g_stats.contact_begins += events.contact_begin.size();
       g_stats.sensor_enters += events.sensor_enter.size();

@@ -34,6 +34,7 @@
 #include "arbiter/core/mover.h"
 #include "arbiter/core/shapes.h"
 #include "arbiter/core/status.h"
+#include "arbiter/core/step_executor.h"
 
 namespace arbiter {
 
@@ -358,7 +359,18 @@ class World {
   ///    origin stays within kMaxWorldCoordinate;
   ///  - rotations are renormalised every tick; contacts keep 1 or 2 points
   ///    with non-negative normal impulses, in (a, b) order.
-  void Step(TickEvents* events = nullptr, StepTimes* times = nullptr);
+  ///
+  /// With an `executor` (step_executor.h; StepThreadPool in
+  /// step_thread_pool.h), pair finding, manifolds and the continuous casts
+  /// run as tasks on its threads while this call waits for them; the
+  /// solver, the bullets, sensors and events stay on the calling thread.
+  /// The result is the same bits for every executor and thread count (the
+  /// state hash after every tick; step_executor.h says why). The tasks read
+  /// this world and write only the step's own scratch and the movers'
+  /// records, so, as for any mutation, nothing else may use this world
+  /// during the call; other worlds may step at the same time, with the same
+  /// executor or another.
+  void Step(TickEvents* events = nullptr, StepTimes* times = nullptr, StepExecutor* executor = nullptr);
 
   // ---- State -----------------------------------------------------------------
 

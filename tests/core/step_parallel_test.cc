@@ -1,0 +1,194 @@
+// The parallel step (step_executor.h): the same state hash and the same
+// events after every tick for every thread count and every schedule, on a
+// seeded scene with every shape kind, bullets and a sensor, with and without
+// kinematic bodies (which keep the continuous pass in id order); and the
+// pool's contract: every task exactly once, worker indices in range and
+// never shared by two running tasks.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <atomic>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "arbiter/core/step_thread_pool.h"
+#include "arbiter/core/fixed_math.h"
+#include "arbiter/core/world.h"
+#include "testing/random.h"
+#include "testing/world_builders.h"
+
+namespace arbiter {
+namespace {
+
+using testing::BoxBody;
+using testing::DiskBody;
+
+Fixed F(double d) { return Fixed::FromDouble(d); }
+Vec2 V(double x, double y) { return {F(x), F(y)}; }
+
+#ifdef ARBITER_TEST_SANITIZED
+constexpr int kBodies = 300;
+constexpr int kTicks = 40;
+#else
+constexpr int kBodies = 900;
+constexpr int kTicks = 150;
+#endif
+
+// A walled floor, a field of pegs, and `kBodies` seeded dynamic bodies of
+// every shape kind raining onto it (every 50th a fast bullet), a sensor
+// across the middle, and with `kinematic` two paddles sweeping through.
+std::vector<BodyDef> SeededRain(uint64_t seed, bool kinematic) {
+  testing::SplitMix64 rng(seed);
+  std::vector<BodyDef> bodies;
+  uint64_t id = 1;
+  bodies.push_back(BoxBody(id++, BodyType::kStatic, V(0, -1), 60, 1));
+  bodies.push_back(BoxBody(id++, BodyType::kStatic, V(-61, 30), 1, 30));
+  bodies.push_back(BoxBody(id++, BodyType::kStatic, V(61, 30), 1, 30));
+  for (int i = 0; i < 60; ++i) {
+    bodies.push_back(DiskBody(id++, BodyType::kStatic, V(-55 + 10 * (i % 12) + 5 * ((i / 12) % 2), 8 + 6 * (i / 12)), 0.6));
+  }
+  BodyDef sensor = BoxBody(id++, BodyType::kStatic, V(0, 20), 50, 0.5);
+  sensor.shapes[0].is_sensor = true;
+  bodies.push_back(sensor);
+  if (kinematic) {
+    for (int side : {-1, 1}) {
+      BodyDef paddle = BoxBody(id++, BodyType::kKinematic, V(30 * side, 4), 4, 0.3);
+      paddle.linear_velocity = V(-6 * side, 0);
+      paddle.angular_velocity = F(1.5 * side);
+      bodies.push_back(paddle);
+    }
+  }
+  for (int i = 0; i < kBodies; ++i) {
+    const Vec2 at = V(-54 + 2.4 * (i % 45) + 0.3 * rng.Unit(), 45 + 2.4 * (i / 45));
+    BodyDef b = i % 3 == 1 ? DiskBody(id++, BodyType::kDynamic, at, 0.5) : BoxBody(id++, BodyType::kDynamic, at, 0.5, 0.4);
+    if (i % 3 == 2) b.shapes[0].shape = Shape::FromCapsule({V(-0.4, 0), V(0.4, 0), F(0.3)});
+    b.transform.q = MakeRot(F(rng.Unit() * 6.28));
+    b.linear_velocity = V(rng.Unit() * 4 - 2, rng.Unit() * 4 - 2);
+    if (i % 50 == 7) {
+      b.is_bullet = true;
+      b.linear_velocity = V(0, -400);
+    }
+    bodies.push_back(b);
+  }
+  return bodies;
+}
+
+// Runs a batch backwards on the calling thread, spreading the worker
+// indices: a schedule no thread pool would choose.
+class BackwardsExecutor final : public StepExecutor {
+ public:
+  uint32_t Concurrency() const override { return 5; }
+  void Run(uint32_t count, Task task, void* context) override {
+    for (uint32_t i = count; i-- > 0;) task(context, i, i % 5);
+  }
+};
+
+struct Trace {
+  std::vector<uint64_t> hashes;
+  std::vector<TickEvents> events;
+};
+
+Trace StepScene(const std::vector<BodyDef>& bodies, StepExecutor* executor) {
+  World world(WorldDef{V(0, -10), 60, 100000});
+  EXPECT_TRUE(world.AddBodies(bodies).ok());
+  Trace trace;
+  for (int t = 0; t < kTicks; ++t) {
+    TickEvents events;
+    world.Step(&events, nullptr, executor);
+    trace.hashes.push_back(world.StateHash());
+    trace.events.push_back(std::move(events));
+  }
+  return trace;
+}
+
+bool SameEvents(const TickEvents& a, const TickEvents& b) {
+  return a.contact_begin == b.contact_begin && a.contact_end == b.contact_end && a.sensor_enter == b.sensor_enter &&
+         a.sensor_exit == b.sensor_exit;
+}
+
+void ExpectSameTrace(const Trace& expected, const Trace& actual, const char* what) {
+  ASSERT_EQ(expected.hashes.size(), actual.hashes.size()) << what;
+  for (size_t t = 0; t < expected.hashes.size(); ++t) {
+    ASSERT_EQ(expected.hashes[t], actual.hashes[t]) << what << ": state hash after tick " << t + 1;
+    ASSERT_TRUE(SameEvents(expected.events[t], actual.events[t])) << what << ": events of tick " << t + 1;
+  }
+}
+
+void ExpectEveryExecutorAgrees(bool kinematic) {
+  const std::vector<BodyDef> bodies = SeededRain(23, kinematic);
+  const Trace reference = StepScene(bodies, nullptr);
+  // The scene does what it is for: contacts, bullets, sensor crossings.
+  size_t begins = 0, sensor_events = 0;
+  for (const TickEvents& e : reference.events) {
+    begins += e.contact_begin.size();
+    sensor_events += e.sensor_enter.size();
+  }
+  EXPECT_GT(begins, static_cast<size_t>(kBodies));
+  EXPECT_GT(sensor_events, 0u);
+  for (uint32_t threads : {1u, 2u, 3u, 4u, 8u}) {
+    StepThreadPool pool(threads);
+    ExpectSameTrace(reference, StepScene(bodies, &pool), ("threads " + std::to_string(threads)).c_str());
+  }
+  BackwardsExecutor backwards;
+  ExpectSameTrace(reference, StepScene(bodies, &backwards), "backwards executor");
+}
+
+TEST(StepParallel, SameHashAndEventsEveryTick_For1To8Threads_AndABackwardsSchedule) { ExpectEveryExecutorAgrees(false); }
+
+TEST(StepParallel, SameHashAndEventsEveryTick_WithKinematicBodies) { ExpectEveryExecutorAgrees(true); }
+
+// Two threads stepping two worlds with one pool: one of them gets the
+// workers, the other runs its batch inline; both keep their bits.
+TEST(StepParallel, OnePoolSharedByTwoSteppingThreads) {
+  const std::vector<BodyDef> bodies = SeededRain(5, false);
+  const Trace reference = StepScene(bodies, nullptr);
+  StepThreadPool pool(3);
+  Trace a, b;
+  std::thread other([&] { b = StepScene(bodies, &pool); });
+  a = StepScene(bodies, &pool);
+  other.join();
+  ExpectSameTrace(reference, a, "first thread");
+  ExpectSameTrace(reference, b, "second thread");
+}
+
+TEST(StepThreadPool, RunsEveryTaskOnce_WorkersInRangeAndNeverShared) {
+  for (uint32_t threads : {1u, 2u, 4u, 8u}) {
+    StepThreadPool pool(threads);
+    ASSERT_EQ(pool.Concurrency(), threads);
+    struct Context {
+      std::vector<std::atomic<int>> runs;
+      std::array<std::atomic<int>, kMaxStepWorkers> busy{};
+      std::atomic<int> bad_worker{0};
+      uint32_t concurrency = 0;
+    };
+    for (uint32_t count : {0u, 1u, 2u, 7u, 64u, 1000u}) {
+      for (int repeat = 0; repeat < 20; ++repeat) {
+        Context ctx{std::vector<std::atomic<int>>(count), {}, {}, threads};
+        pool.Run(
+            count,
+            [](void* p, uint32_t index, uint32_t worker) {
+              auto& c = *static_cast<Context*>(p);
+              c.runs[index].fetch_add(1);
+              if (worker >= c.concurrency) {
+                c.bad_worker.fetch_add(1);
+                return;
+              }
+              if (c.busy[worker].fetch_add(1) != 0) c.bad_worker.fetch_add(1);
+              c.busy[worker].fetch_sub(1);
+            },
+            &ctx);
+        for (uint32_t i = 0; i < count; ++i) ASSERT_EQ(ctx.runs[i].load(), 1) << "task " << i << " of " << count;
+        ASSERT_EQ(ctx.bad_worker.load(), 0) << threads << " threads";
+      }
+    }
+  }
+}
+
+TEST(StepThreadPool, ThreadCountIsClamped) {
+  EXPECT_EQ(StepThreadPool(0).Concurrency(), 1u);
+  EXPECT_EQ(StepThreadPool(1000).Concurrency(), kMaxStepWorkers);
+}
+
+}  // namespace
+}  // namespace arbiter
