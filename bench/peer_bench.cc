@@ -1,5 +1,6 @@
-// peer_bench: Arbiter against Box2D 2.4.1 and Chipmunk 7, in one run, on the
-// same scene and query files (scenes/FORMAT.md).
+// peer_bench: Arbiter against Box2D 2.4.1 and Chipmunk 7 (and Box2D v3 when
+// built with -DARBITER_BOX2D3_DIR), in one run, on the same scene and query
+// files (scenes/FORMAT.md).
 //
 // For each query set (rays, boxes, disks, sweeps) it reports queries per
 // second of every engine (single thread, std::chrono::steady_clock, best of
@@ -9,8 +10,8 @@
 // with scenes/generate.py --arena N) and the memory per body.
 //
 // Exit status: 0 on success; 1 when on some query set the agreement of
-// Arbiter with BOTH peers (Box2D and Chipmunk) is below 50%; 2 on a usage,
-// loading or build error.
+// Arbiter with EVERY peer is below 50%; 2 on a usage, loading or build
+// error.
 //
 // Floating point is fine here: the peers are float/double engines. Arbiter
 // answers from its World with the file's values as Fixed (the QuerySet of the
@@ -37,6 +38,9 @@
 #include "arbiter/scene/scene.h"
 #include "peers/arbiter_peer.h"
 #include "peers/box2d_peer.h"
+#ifdef ARBITER_HAVE_BOX2D3
+#include "peers/box2d3_peer.h"
+#endif
 #include "peers/chipmunk_peer.h"
 #include "peers/peer.h"
 
@@ -164,7 +168,16 @@ struct Engine {
   int64_t rss_bytes = 0;  // RSS growth while building
 };
 
-enum PeerIndex { kArbiter = 0, kBox2d = 1, kCpTree = 2, kCpHash = 3, kEngineCount = 4 };
+// Engines in table order; Box2D v3 is last and only there when built in.
+enum PeerIndex { kArbiter = 0, kBox2d = 1, kCpTree = 2, kCpHash = 3, kBox2d3 = 4 };
+#ifdef ARBITER_HAVE_BOX2D3
+constexpr int kEngineCount = 5;
+#else
+constexpr int kEngineCount = 4;
+#endif
+// Column heads: queries per second, and the agreement of each peer.
+constexpr const char* kColumn[] = {"Arbiter", "Box2D", "Cp-tree", "Cp-hash", "Box2D3"};
+constexpr const char* kAgreeColumn[] = {"", "agr B2D", "agr CpT", "agr CpH", "agr B2D3"};
 
 bool BuildEngines(const scene::Scene& scene, const scene::QuerySet& queries, const Options& o,
                   std::vector<Engine>* engines) {
@@ -174,6 +187,9 @@ bool BuildEngines(const scene::Scene& scene, const scene::QuerySet& queries, con
   (*engines)[kBox2d].peer = std::make_unique<Box2dPeer>();
   (*engines)[kCpTree].peer = std::make_unique<ChipmunkPeer>(ChipmunkPeer::Index::kBBTree);
   (*engines)[kCpHash].peer = std::make_unique<ChipmunkPeer>(ChipmunkPeer::Index::kSpatialHash, o.hash_dim);
+#ifdef ARBITER_HAVE_BOX2D3
+  (*engines)[kBox2d3].peer = MakeBox2d3Peer();
+#endif
   for (Engine& e : *engines) {
     std::string error;
     const int64_t before = TrimmedRss();
@@ -464,12 +480,6 @@ std::string Rate(double qps) {
   return buf;
 }
 
-std::string Fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
-  return buf;
-}
-
 std::string Bytes(double b) {
   char buf[32];
   if (b >= 1 << 30) std::snprintf(buf, sizeof buf, "%.2f GiB", b / (1 << 30));
@@ -503,6 +513,44 @@ size_t ShapeCount(const scene::Scene& s) {
 
 // ---- The main comparison ---------------------------------------------------------------
 
+// One query set's rates and agreements, indexed by PeerIndex.
+struct Row {
+  Kind kind;
+  size_t n;
+  std::vector<double> qps;
+  std::vector<Agreement> agree;
+};
+
+// The queries-per-second table. False when on some set Arbiter agrees with
+// no peer on half of the queries (the files or an engine are broken).
+bool PrintRateTable(const std::vector<Row>& rows) {
+  std::printf("%-8s %6s |", "set", "n");
+  for (int e = 0; e < kEngineCount; ++e) std::printf(" %9s", kColumn[e]);
+  std::printf(" | %7s %7s%s %7s |", "A/B2D", "A/Cp", kEngineCount > kBox2d3 ? "  A/B2D3" : "", "A/best");
+  for (int e = kBox2d; e < kEngineCount; ++e) std::printf(" %8s", kAgreeColumn[e]);
+  std::printf("\n%s\n", std::string(kEngineCount > kBox2d3 ? 145 : 121, '-').c_str());
+  bool sane = true;
+  for (const Row& r : rows) {
+    const double a = r.qps[kArbiter];
+    const double cp = std::max(r.qps[kCpTree], r.qps[kCpHash]);
+    double best = 0, best_agree = 0;
+    for (int e = kBox2d; e < kEngineCount; ++e) {
+      best = std::max(best, r.qps[e]);
+      best_agree = std::max(best_agree, r.agree[e].Percent());
+    }
+    std::printf("%-8s %6zu |", KindName(r.kind), r.n);
+    for (int e = 0; e < kEngineCount; ++e) std::printf(" %9s", Rate(r.qps[e]).c_str());
+    std::printf(" | %7.2f %7.2f", a / r.qps[kBox2d], a / cp);
+    if (kEngineCount > kBox2d3) std::printf(" %7.2f", a / r.qps[kBox2d3]);
+    std::printf(" %7.2f |", a / best);
+    for (int e = kBox2d; e < kEngineCount; ++e) std::printf(" %7.1f%%", r.agree[e].Percent());
+    std::printf("\n");
+    if (best_agree < 50.0) sane = false;
+  }
+  return sane;
+}
+
+
 int RunComparison(const Options& o) {
   scene::Scene scene;
   scene::QuerySet queries;
@@ -523,12 +571,6 @@ int RunComparison(const Options& o) {
                 Bytes(static_cast<double>(e.rss_bytes)).c_str(), e.peer->Setup().c_str());
   }
 
-  struct Row {
-    Kind kind;
-    size_t n;
-    std::vector<double> qps;
-    std::vector<Agreement> agree;
-  };
   std::vector<Row> rows;
   for (Kind k : kKinds) {
     const size_t n = Limited(SetSize(queries, k), o);
@@ -550,27 +592,15 @@ int RunComparison(const Options& o) {
       "(boxes, capsule sides) carry a 0.01 skin, b2ShapeCast stops within ~0.005 of contact (and misses some\n"
       "starting overlaps) and its float circle ray cast can graze-hit from afar; Chipmunk's point query leaves out\n"
       "shapes exactly touching a disk, its capsule (segment with radius) ray and sweep test the end caps only when\n"
-      "the side is missed (they can overshoot to the side), and its ties at t = 0 may go to another body.\n\n",
+      "the side is missed (they can overshoot to the side), and its ties at t = 0 may go to another body. Box2D v3\n"
+      "(Box2D3) has no polygon skin, but its b2ShapeCast also stops short of contact (by up to its linear slop,\n"
+      "0.005) and its overlaps count shapes within 0.0005 of the query.\n\n",
       o.tolerance);
   std::printf(
-      "Cp-tree = Chipmunk(bbtree), Cp-hash = Chipmunk(spatial hash); A/B2D = Arbiter/Box2D, A/Cp = Arbiter/faster\n"
-      "Chipmunk index, A/best = Arbiter/best peer; agr = agreement with Arbiter.\n\n");
-  std::printf("%-8s %6s | %9s %9s %9s %9s | %7s %7s %7s | %7s %7s %7s\n", "set", "n", "Arbiter", "Box2D",
-              "Cp-tree", "Cp-hash", "A/B2D", "A/Cp", "A/best", "agr B2D", "agr CpT", "agr CpH");
-  std::printf("%s\n", std::string(118, '-').c_str());
-  bool sane = true;
-  for (const Row& r : rows) {
-    const double cp = std::max(r.qps[kCpTree], r.qps[kCpHash]);
-    const double best = std::max(r.qps[kBox2d], cp);
-    std::printf("%-8s %6zu | %9s %9s %9s %9s | %7s %7s %7s | %6.1f%% %6.1f%% %6.1f%%\n", KindName(r.kind), r.n,
-                Rate(r.qps[kArbiter]).c_str(), Rate(r.qps[kBox2d]).c_str(), Rate(r.qps[kCpTree]).c_str(),
-                Rate(r.qps[kCpHash]).c_str(), Fmt("%.2f", r.qps[kArbiter] / r.qps[kBox2d]).c_str(),
-                Fmt("%.2f", r.qps[kArbiter] / cp).c_str(), Fmt("%.2f", r.qps[kArbiter] / best).c_str(),
-                r.agree[kBox2d].Percent(), r.agree[kCpTree].Percent(), r.agree[kCpHash].Percent());
-    const double chipmunk_agree = std::max(r.agree[kCpTree].Percent(), r.agree[kCpHash].Percent());
-    if (r.agree[kBox2d].Percent() < 50.0 && chipmunk_agree < 50.0) sane = false;
-  }
-
+      "Cp-tree = Chipmunk(bbtree), Cp-hash = Chipmunk(spatial hash), Box2D3 = Box2D v3 (when built in); A/B2D =\n"
+      "Arbiter/Box2D, A/Cp = Arbiter/faster Chipmunk index, A/best = Arbiter/best peer; agr = agreement with "
+      "Arbiter.\n\n");
+  const bool sane = PrintRateTable(rows);
   std::printf("\nagreement in detail (counts out of n):\n");
   for (const Row& r : rows) {
     for (int e = kBox2d; e < kEngineCount; ++e) {
@@ -594,8 +624,7 @@ int RunComparison(const Options& o) {
   }
   if (!sane) {
     std::fprintf(stderr,
-                 "peer_bench: FAILED: on some set Arbiter agrees with neither Box2D nor Chipmunk on 50%% of the "
-                 "queries\n");
+                 "peer_bench: FAILED: on some set Arbiter agrees with no peer on 50%% of the queries\n");
     return 1;
   }
   return 0;
@@ -674,38 +703,41 @@ int RunGrowth(const Options& o) {
     for (const Engine& e : engines) row.rss_per_body.push_back(static_cast<double>(e.rss_bytes) / bodies);
     row.arbiter_bytes_per_body =
         static_cast<double>(static_cast<const ArbiterPeer&>(*engines[kArbiter].peer).world().MemoryBytes()) / bodies;
-    std::printf("  arena-%-5s %8zu bodies: built (s) Arbiter %.2f, Box2D %.2f, Cp-tree %.2f, Cp-hash %.2f\n",
-                SizeLabel(n).c_str(), row.bodies, engines[kArbiter].build_seconds, engines[kBox2d].build_seconds,
-                engines[kCpTree].build_seconds, engines[kCpHash].build_seconds);
+    std::printf("  arena-%-5s %8zu bodies: built (s)", SizeLabel(n).c_str(), row.bodies);
+    for (int e = 0; e < kEngineCount; ++e) std::printf("%s %s %.2f", e ? "," : "", kColumn[e], engines[e].build_seconds);
+    std::printf("\n");
     std::fflush(stdout);
     rows.push_back(std::move(row));
   }
 
   std::printf("\nns per ray (lower is better); agreement of rays with Arbiter in brackets\n");
-  std::printf("%-15s %8s | %10s %19s %19s %19s\n", "scene", "bodies", "Arbiter", "Box2D", "Cp-tree", "Cp-hash");
-  std::printf("%s\n", std::string(98, '-').c_str());
+  std::printf("%-15s %8s | %10s", "scene", "bodies", kColumn[kArbiter]);
+  for (int e = kBox2d; e < kEngineCount; ++e) std::printf(" %19s", kColumn[e]);
+  std::printf("\n%s\n", std::string(38 + 20 * (kEngineCount - 1), '-').c_str());
   for (const GrowthRow& r : rows) {
-    std::printf("%-15s %8zu | %10.0f %10.0f (%5.1f%%) %10.0f (%5.1f%%) %10.0f (%5.1f%%)\n",
-                ("arena-" + SizeLabel(r.n)).c_str(), r.bodies, r.ns[kArbiter], r.ns[kBox2d], r.agree[kBox2d],
-                r.ns[kCpTree], r.agree[kCpTree], r.ns[kCpHash], r.agree[kCpHash]);
+    std::printf("%-15s %8zu | %10.0f", ("arena-" + SizeLabel(r.n)).c_str(), r.bodies, r.ns[kArbiter]);
+    for (int e = kBox2d; e < kEngineCount; ++e) std::printf(" %10.0f (%5.1f%%)", r.ns[e], r.agree[e]);
+    std::printf("\n");
   }
   if (rows.size() >= 2) {
     const GrowthRow& a = rows.front();
     const GrowthRow& b = rows.back();
     const std::string label = "cost " + SizeLabel(b.n) + "/" + SizeLabel(a.n);
-    std::printf("%-15s %8s | %9.1fx %9.1fx%9s %9.1fx%9s %9.1fx\n", label.c_str(), "", b.ns[kArbiter] / a.ns[kArbiter],
-                b.ns[kBox2d] / a.ns[kBox2d], "", b.ns[kCpTree] / a.ns[kCpTree], "", b.ns[kCpHash] / a.ns[kCpHash]);
+    std::printf("%-15s %8s | %9.1fx", label.c_str(), "", b.ns[kArbiter] / a.ns[kArbiter]);
+    for (int e = kBox2d; e < kEngineCount; ++e) std::printf(" %9.1fx%9s", b.ns[e] / a.ns[e], "");
+    std::printf("\n");
   }
 
   std::printf(
       "\nmemory per body (bytes): Arbiter World::MemoryBytes() / bodies, and the RSS growth while building / bodies\n");
-  std::printf("%-15s %8s | %10s %10s | %10s %10s %10s\n", "scene", "bodies", "Arb Memory", "Arb RSS", "Box2D RSS",
-              "CpT RSS", "CpH RSS");
-  std::printf("%s\n", std::string(85, '-').c_str());
+  std::printf("%-15s %8s | %10s %10s |", "scene", "bodies", "Arb Memory", "Arb RSS");
+  for (int e = kBox2d; e < kEngineCount; ++e) std::printf(" %10s", (kColumn[e] + std::string(" RSS")).c_str());
+  std::printf("\n%s\n", std::string(52 + 11 * (kEngineCount - 1), '-').c_str());
   for (const GrowthRow& r : rows) {
-    std::printf("%-15s %8zu | %10.0f %10.0f | %10.0f %10.0f %10.0f\n", ("arena-" + SizeLabel(r.n)).c_str(),
-                r.bodies, r.arbiter_bytes_per_body, r.rss_per_body[kArbiter], r.rss_per_body[kBox2d],
-                r.rss_per_body[kCpTree], r.rss_per_body[kCpHash]);
+    std::printf("%-15s %8zu | %10.0f %10.0f |", ("arena-" + SizeLabel(r.n)).c_str(), r.bodies,
+                r.arbiter_bytes_per_body, r.rss_per_body[kArbiter]);
+    for (int e = kBox2d; e < kEngineCount; ++e) std::printf(" %10.0f", r.rss_per_body[e]);
+    std::printf("\n");
   }
   return 0;
 }
