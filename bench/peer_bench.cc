@@ -7,7 +7,9 @@
 // --reps repetitions over the set), the ratio Arbiter / peer, and how often
 // each peer's answer agrees with Arbiter's. With --growth DIR it adds the
 // cost-growth table of rays on arena-1k/10k/100k(/1M) (generated on demand
-// with scenes/generate.py --arena N) and the memory per body.
+// with scenes/generate.py --arena N) and the memory per body. A peer too
+// slow to answer a whole set within --budget seconds per repetition is
+// timed and compared on a prefix of it (its rate marked *).
 //
 // Exit status: 0 on success; 1 when on some query set the agreement of
 // Arbiter with EVERY peer is below 50%; 2 on a usage, loading or build
@@ -70,13 +72,14 @@ struct Options {
   std::string generator;
   double tolerance = 1e-4;
   int show = 0;  // disagreements printed per set and peer
+  double budget = 2.0;  // seconds per repetition a peer may take on one set
 };
 
 void Usage() {
   std::printf(
       "usage: peer_bench [--scene FILE --queries FILE] [--quick | --limit N] [--reps N]\n"
       "                  [--growth DIR [--max-bodies N] [--generator generate.py]]\n"
-      "                  [--hash-dim D] [--tolerance T] [--show N]\n"
+      "                  [--hash-dim D] [--tolerance T] [--show N] [--budget S]\n"
       "  --scene/--queries  scene and query files (default: arena-10k from scenes/ or ../shared/scenes/)\n"
       "  --quick            the first 2000 queries of each set (smoke test)\n"
       "  --limit N          the first N queries of each set\n"
@@ -87,7 +90,9 @@ void Usage() {
       "  --generator PATH   generate.py to use (default: scenes/generate.py, else ../shared/scenes/)\n"
       "  --hash-dim D       Chipmunk spatial hash cell size (default 16)\n"
       "  --tolerance T      fraction tolerance for cast agreement (default 1e-4)\n"
-      "  --show N           print the first N disagreements per set and peer\n");
+      "  --show N           print the first N disagreements per set and peer\n"
+      "  --budget S         a peer that would take over S seconds (default 2) per repetition of a set is\n"
+      "                     timed and compared on the prefix of the set that fits (rates marked *)\n");
 }
 
 bool ParseOptions(int argc, char** argv, Options* o) {
@@ -134,6 +139,9 @@ bool ParseOptions(int argc, char** argv, Options* o) {
     } else if (a == "--tolerance") {
       if (!(v = value("--tolerance"))) return false;
       o->tolerance = std::atof(v);
+    } else if (a == "--budget") {
+      if (!(v = value("--budget"))) return false;
+      o->budget = std::atof(v);
     } else if (a == "--show") {
       if (!(v = value("--show"))) return false;
       o->show = std::atoi(v);
@@ -292,13 +300,32 @@ Timing RunOnce(Peer& p, Kind k, size_t n) {
   return {s, c};
 }
 
-// Best-of-reps seconds per engine; repetitions interleave the engines so
-// that a slow spell of the machine does not land on one engine only.
-std::vector<double> TimeSet(std::vector<Engine>& engines, Kind k, size_t n, int reps) {
+// How many of the set's first n queries each engine answers: all, except
+// for a peer whose sampled rate says it would take over `budget` seconds per
+// repetition (a swept-box query over long sweeps can cost a peer
+// milliseconds each); it gets the prefix that fits. The queries of a set are
+// drawn independently, so a prefix measures the same rate. Arbiter, the
+// reference of every agreement, always answers all n.
+std::vector<size_t> FitToBudget(std::vector<Engine>& engines, Kind k, size_t n, double budget) {
+  constexpr size_t kProbe = 32;
+  std::vector<size_t> counts(engines.size(), n);
+  for (size_t e = 1; e < engines.size() && n > kProbe; ++e) {
+    const double per_query = RunOnce(*engines[e].peer, k, kProbe).wall / static_cast<double>(kProbe);
+    if (per_query * static_cast<double>(n) > budget) {
+      counts[e] = std::clamp(static_cast<size_t>(budget / per_query), kProbe, n);
+    }
+  }
+  return counts;
+}
+
+// Best-of-reps seconds per engine for its counts[e] queries; repetitions
+// interleave the engines so that a slow spell of the machine does not land
+// on one engine only.
+std::vector<double> TimeSet(std::vector<Engine>& engines, Kind k, const std::vector<size_t>& counts, int reps) {
   std::vector<Timing> best(engines.size(), Timing{1e300, 1e300});
   for (int r = 0; r < reps; ++r) {
     for (size_t e = 0; e < engines.size(); ++e) {
-      const Timing t = RunOnce(*engines[e].peer, k, n);
+      const Timing t = RunOnce(*engines[e].peer, k, counts[e]);
       if (t.wall < best[e].wall) best[e] = t;
     }
   }
@@ -434,8 +461,10 @@ std::string DescribeIds(const std::vector<uint64_t>& ids) {
 
 // Agreement of every peer (engines[1..]) with Arbiter (engines[0]); prints
 // the first `show` disagreements of each peer.
-std::vector<Agreement> CompareSet(std::vector<Engine>& engines, const scene::QuerySet& queries, Kind k, size_t n,
-                                  double tol, int show) {
+// counts[e]: the queries engine e answers (counts[0], Arbiter's, is every one).
+std::vector<Agreement> CompareSet(std::vector<Engine>& engines, const scene::QuerySet& queries, Kind k,
+                                  const std::vector<size_t>& counts, double tol, int show) {
+  const size_t n = counts[0];
   std::vector<Agreement> out(engines.size());
   std::vector<int> shown(engines.size(), 0);
   std::vector<uint64_t> ref, ids;
@@ -448,6 +477,7 @@ std::vector<Agreement> CompareSet(std::vector<Engine>& engines, const scene::Que
     if (IsCast(k)) {
       const CastAnswer a = k == Kind::kRays ? engines[0].peer->Ray(i) : engines[0].peer->Sweep(i);
       for (size_t e = 1; e < engines.size(); ++e) {
+        if (i >= counts[e]) continue;
         const CastAnswer p = k == Kind::kRays ? engines[e].peer->Ray(i) : engines[e].peer->Sweep(i);
         if (!CompareCast(a, p, tol, &out[e])) report(e, i, DescribeCast(a), DescribeCast(p));
       }
@@ -456,6 +486,7 @@ std::vector<Agreement> CompareSet(std::vector<Engine>& engines, const scene::Que
       if (k == Kind::kAabbs) engines[0].peer->Aabb(i, &ref); else engines[0].peer->Disk(i, &ref);
       Normalize(&ref);
       for (size_t e = 1; e < engines.size(); ++e) {
+        if (i >= counts[e]) continue;
         ids.clear();
         if (k == Kind::kAabbs) engines[e].peer->Aabb(i, &ids); else engines[e].peer->Disk(i, &ids);
         Normalize(&ids);
@@ -516,7 +547,7 @@ size_t ShapeCount(const scene::Scene& s) {
 // One query set's rates and agreements, indexed by PeerIndex.
 struct Row {
   Kind kind;
-  size_t n;
+  std::vector<size_t> counts;  // queries answered per engine (FitToBudget)
   std::vector<double> qps;
   std::vector<Agreement> agree;
 };
@@ -529,7 +560,7 @@ bool PrintRateTable(const std::vector<Row>& rows) {
   std::printf(" | %7s %7s%s %7s |", "A/B2D", "A/Cp", kEngineCount > kBox2d3 ? "  A/B2D3" : "", "A/best");
   for (int e = kBox2d; e < kEngineCount; ++e) std::printf(" %8s", kAgreeColumn[e]);
   std::printf("\n%s\n", std::string(kEngineCount > kBox2d3 ? 145 : 121, '-').c_str());
-  bool sane = true;
+  bool sane = true, budgeted = false;
   for (const Row& r : rows) {
     const double a = r.qps[kArbiter];
     const double cp = std::max(r.qps[kCpTree], r.qps[kCpHash]);
@@ -538,8 +569,12 @@ bool PrintRateTable(const std::vector<Row>& rows) {
       best = std::max(best, r.qps[e]);
       best_agree = std::max(best_agree, r.agree[e].Percent());
     }
-    std::printf("%-8s %6zu |", KindName(r.kind), r.n);
-    for (int e = 0; e < kEngineCount; ++e) std::printf(" %9s", Rate(r.qps[e]).c_str());
+    std::printf("%-8s %6zu |", KindName(r.kind), r.counts[kArbiter]);
+    for (int e = 0; e < kEngineCount; ++e) {
+      const bool prefix = r.counts[e] < r.counts[kArbiter];
+      std::printf(" %9s", (Rate(r.qps[e]) + (prefix ? "*" : "")).c_str());
+      if (prefix) budgeted = true;
+    }
     std::printf(" | %7.2f %7.2f", a / r.qps[kBox2d], a / cp);
     if (kEngineCount > kBox2d3) std::printf(" %7.2f", a / r.qps[kBox2d3]);
     std::printf(" %7.2f |", a / best);
@@ -547,6 +582,7 @@ bool PrintRateTable(const std::vector<Row>& rows) {
     std::printf("\n");
     if (best_agree < 50.0) sane = false;
   }
+  if (budgeted) std::printf("* timed and compared on a prefix of the set (--budget; counts in the detail below)\n");
   return sane;
 }
 
@@ -575,9 +611,10 @@ int RunComparison(const Options& o) {
   for (Kind k : kKinds) {
     const size_t n = Limited(SetSize(queries, k), o);
     if (n == 0) continue;
-    Row row{k, n, {}, {}};
-    for (double s : TimeSet(engines, k, n, o.reps)) row.qps.push_back(static_cast<double>(n) / s);
-    row.agree = CompareSet(engines, queries, k, n, o.tolerance, o.show);
+    Row row{k, FitToBudget(engines, k, n, o.budget), {}, {}};
+    const std::vector<double> seconds = TimeSet(engines, k, row.counts, o.reps);
+    for (size_t e = 0; e < seconds.size(); ++e) row.qps.push_back(static_cast<double>(row.counts[e]) / seconds[e]);
+    row.agree = CompareSet(engines, queries, k, row.counts, o.tolerance, o.show);
     rows.push_back(std::move(row));
   }
   if (rows.empty()) {
@@ -694,10 +731,10 @@ int RunGrowth(const Options& o) {
       std::fprintf(stderr, "peer_bench: %s has no rays\n", queries_path.c_str());
       return 2;
     }
-    for (double s : TimeSet(engines, Kind::kRays, row.rays, o.reps)) {
-      row.ns.push_back(1e9 * s / static_cast<double>(row.rays));
-    }
-    const std::vector<Agreement> agree = CompareSet(engines, queries, Kind::kRays, row.rays, o.tolerance, o.show);
+    const std::vector<size_t> counts = FitToBudget(engines, Kind::kRays, row.rays, o.budget);
+    const std::vector<double> seconds = TimeSet(engines, Kind::kRays, counts, o.reps);
+    for (size_t e = 0; e < seconds.size(); ++e) row.ns.push_back(1e9 * seconds[e] / static_cast<double>(counts[e]));
+    const std::vector<Agreement> agree = CompareSet(engines, queries, Kind::kRays, counts, o.tolerance, o.show);
     for (const Agreement& g : agree) row.agree.push_back(g.Percent());
     const double bodies = static_cast<double>(row.bodies);
     for (const Engine& e : engines) row.rss_per_body.push_back(static_cast<double>(e.rss_bytes) / bodies);
