@@ -1,16 +1,19 @@
-// peer_bench: Arbiter against Box2D 2.4.1 and Chipmunk 7, in one run, on the
-// same scene and query files (scenes/FORMAT.md).
+// peer_bench: Arbiter against Box2D 2.4.1 and Chipmunk 7 (and Box2D v3 when
+// built with -DARBITER_BOX2D3_DIR), in one run, on the same scene and query
+// files (scenes/FORMAT.md).
 //
 // For each query set (rays, boxes, disks, sweeps) it reports queries per
 // second of every engine (single thread, std::chrono::steady_clock, best of
 // --reps repetitions over the set), the ratio Arbiter / peer, and how often
 // each peer's answer agrees with Arbiter's. With --growth DIR it adds the
 // cost-growth table of rays on arena-1k/10k/100k(/1M) (generated on demand
-// with scenes/generate.py --arena N) and the memory per body.
+// with scenes/generate.py --arena N) and the memory per body. A peer too
+// slow to answer a whole set within --budget seconds per repetition is
+// timed and compared on a prefix of it (its rate marked *).
 //
 // Exit status: 0 on success; 1 when on some query set the agreement of
-// Arbiter with BOTH peers (Box2D and Chipmunk) is below 50%; 2 on a usage,
-// loading or build error.
+// Arbiter with EVERY peer is below 50%; 2 on a usage, loading or build
+// error.
 //
 // Floating point is fine here: the peers are float/double engines. Arbiter
 // answers from its World with the file's values as Fixed (the QuerySet of the
@@ -37,6 +40,9 @@
 #include "arbiter/scene/scene.h"
 #include "peers/arbiter_peer.h"
 #include "peers/box2d_peer.h"
+#ifdef ARBITER_HAVE_BOX2D3
+#include "peers/box2d3_peer.h"
+#endif
 #include "peers/chipmunk_peer.h"
 #include "peers/peer.h"
 
@@ -66,13 +72,14 @@ struct Options {
   std::string generator;
   double tolerance = 1e-4;
   int show = 0;  // disagreements printed per set and peer
+  double budget = 2.0;  // seconds per repetition a peer may take on one set
 };
 
 void Usage() {
   std::printf(
       "usage: peer_bench [--scene FILE --queries FILE] [--quick | --limit N] [--reps N]\n"
       "                  [--growth DIR [--max-bodies N] [--generator generate.py]]\n"
-      "                  [--hash-dim D] [--tolerance T] [--show N]\n"
+      "                  [--hash-dim D] [--tolerance T] [--show N] [--budget S]\n"
       "  --scene/--queries  scene and query files (default: arena-10k from scenes/ or ../shared/scenes/)\n"
       "  --quick            the first 2000 queries of each set (smoke test)\n"
       "  --limit N          the first N queries of each set\n"
@@ -83,7 +90,9 @@ void Usage() {
       "  --generator PATH   generate.py to use (default: scenes/generate.py, else ../shared/scenes/)\n"
       "  --hash-dim D       Chipmunk spatial hash cell size (default 16)\n"
       "  --tolerance T      fraction tolerance for cast agreement (default 1e-4)\n"
-      "  --show N           print the first N disagreements per set and peer\n");
+      "  --show N           print the first N disagreements per set and peer\n"
+      "  --budget S         a peer that would take over S seconds (default 2) per repetition of a set is\n"
+      "                     timed and compared on the prefix of the set that fits (rates marked *)\n");
 }
 
 bool ParseOptions(int argc, char** argv, Options* o) {
@@ -130,6 +139,9 @@ bool ParseOptions(int argc, char** argv, Options* o) {
     } else if (a == "--tolerance") {
       if (!(v = value("--tolerance"))) return false;
       o->tolerance = std::atof(v);
+    } else if (a == "--budget") {
+      if (!(v = value("--budget"))) return false;
+      o->budget = std::atof(v);
     } else if (a == "--show") {
       if (!(v = value("--show"))) return false;
       o->show = std::atoi(v);
@@ -164,7 +176,16 @@ struct Engine {
   int64_t rss_bytes = 0;  // RSS growth while building
 };
 
-enum PeerIndex { kArbiter = 0, kBox2d = 1, kCpTree = 2, kCpHash = 3, kEngineCount = 4 };
+// Engines in table order; Box2D v3 is last and only there when built in.
+enum PeerIndex { kArbiter = 0, kBox2d = 1, kCpTree = 2, kCpHash = 3, kBox2d3 = 4 };
+#ifdef ARBITER_HAVE_BOX2D3
+constexpr int kEngineCount = 5;
+#else
+constexpr int kEngineCount = 4;
+#endif
+// Column heads: queries per second, and the agreement of each peer.
+constexpr const char* kColumn[] = {"Arbiter", "Box2D", "Cp-tree", "Cp-hash", "Box2D3"};
+constexpr const char* kAgreeColumn[] = {"", "agr B2D", "agr CpT", "agr CpH", "agr B2D3"};
 
 bool BuildEngines(const scene::Scene& scene, const scene::QuerySet& queries, const Options& o,
                   std::vector<Engine>* engines) {
@@ -174,6 +195,9 @@ bool BuildEngines(const scene::Scene& scene, const scene::QuerySet& queries, con
   (*engines)[kBox2d].peer = std::make_unique<Box2dPeer>();
   (*engines)[kCpTree].peer = std::make_unique<ChipmunkPeer>(ChipmunkPeer::Index::kBBTree);
   (*engines)[kCpHash].peer = std::make_unique<ChipmunkPeer>(ChipmunkPeer::Index::kSpatialHash, o.hash_dim);
+#ifdef ARBITER_HAVE_BOX2D3
+  (*engines)[kBox2d3].peer = MakeBox2d3Peer();
+#endif
   for (Engine& e : *engines) {
     std::string error;
     const int64_t before = TrimmedRss();
@@ -276,13 +300,32 @@ Timing RunOnce(Peer& p, Kind k, size_t n) {
   return {s, c};
 }
 
-// Best-of-reps seconds per engine; repetitions interleave the engines so
-// that a slow spell of the machine does not land on one engine only.
-std::vector<double> TimeSet(std::vector<Engine>& engines, Kind k, size_t n, int reps) {
+// How many of the set's first n queries each engine answers: all, except
+// for a peer whose sampled rate says it would take over `budget` seconds per
+// repetition (a swept-box query over long sweeps can cost a peer
+// milliseconds each); it gets the prefix that fits. The queries of a set are
+// drawn independently, so a prefix measures the same rate. Arbiter, the
+// reference of every agreement, always answers all n.
+std::vector<size_t> FitToBudget(std::vector<Engine>& engines, Kind k, size_t n, double budget) {
+  constexpr size_t kProbe = 32;
+  std::vector<size_t> counts(engines.size(), n);
+  for (size_t e = 1; e < engines.size() && n > kProbe; ++e) {
+    const double per_query = RunOnce(*engines[e].peer, k, kProbe).wall / static_cast<double>(kProbe);
+    if (per_query * static_cast<double>(n) > budget) {
+      counts[e] = std::clamp(static_cast<size_t>(budget / per_query), kProbe, n);
+    }
+  }
+  return counts;
+}
+
+// Best-of-reps seconds per engine for its counts[e] queries; repetitions
+// interleave the engines so that a slow spell of the machine does not land
+// on one engine only.
+std::vector<double> TimeSet(std::vector<Engine>& engines, Kind k, const std::vector<size_t>& counts, int reps) {
   std::vector<Timing> best(engines.size(), Timing{1e300, 1e300});
   for (int r = 0; r < reps; ++r) {
     for (size_t e = 0; e < engines.size(); ++e) {
-      const Timing t = RunOnce(*engines[e].peer, k, n);
+      const Timing t = RunOnce(*engines[e].peer, k, counts[e]);
       if (t.wall < best[e].wall) best[e] = t;
     }
   }
@@ -418,8 +461,10 @@ std::string DescribeIds(const std::vector<uint64_t>& ids) {
 
 // Agreement of every peer (engines[1..]) with Arbiter (engines[0]); prints
 // the first `show` disagreements of each peer.
-std::vector<Agreement> CompareSet(std::vector<Engine>& engines, const scene::QuerySet& queries, Kind k, size_t n,
-                                  double tol, int show) {
+// counts[e]: the queries engine e answers (counts[0], Arbiter's, is every one).
+std::vector<Agreement> CompareSet(std::vector<Engine>& engines, const scene::QuerySet& queries, Kind k,
+                                  const std::vector<size_t>& counts, double tol, int show) {
+  const size_t n = counts[0];
   std::vector<Agreement> out(engines.size());
   std::vector<int> shown(engines.size(), 0);
   std::vector<uint64_t> ref, ids;
@@ -432,6 +477,7 @@ std::vector<Agreement> CompareSet(std::vector<Engine>& engines, const scene::Que
     if (IsCast(k)) {
       const CastAnswer a = k == Kind::kRays ? engines[0].peer->Ray(i) : engines[0].peer->Sweep(i);
       for (size_t e = 1; e < engines.size(); ++e) {
+        if (i >= counts[e]) continue;
         const CastAnswer p = k == Kind::kRays ? engines[e].peer->Ray(i) : engines[e].peer->Sweep(i);
         if (!CompareCast(a, p, tol, &out[e])) report(e, i, DescribeCast(a), DescribeCast(p));
       }
@@ -440,6 +486,7 @@ std::vector<Agreement> CompareSet(std::vector<Engine>& engines, const scene::Que
       if (k == Kind::kAabbs) engines[0].peer->Aabb(i, &ref); else engines[0].peer->Disk(i, &ref);
       Normalize(&ref);
       for (size_t e = 1; e < engines.size(); ++e) {
+        if (i >= counts[e]) continue;
         ids.clear();
         if (k == Kind::kAabbs) engines[e].peer->Aabb(i, &ids); else engines[e].peer->Disk(i, &ids);
         Normalize(&ids);
@@ -461,12 +508,6 @@ std::string Rate(double qps) {
   } else {
     std::snprintf(buf, sizeof buf, "%.0fk", qps / 1e3);
   }
-  return buf;
-}
-
-std::string Fmt(const char* f, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, f, v);
   return buf;
 }
 
@@ -503,6 +544,49 @@ size_t ShapeCount(const scene::Scene& s) {
 
 // ---- The main comparison ---------------------------------------------------------------
 
+// One query set's rates and agreements, indexed by PeerIndex.
+struct Row {
+  Kind kind;
+  std::vector<size_t> counts;  // queries answered per engine (FitToBudget)
+  std::vector<double> qps;
+  std::vector<Agreement> agree;
+};
+
+// The queries-per-second table. False when on some set Arbiter agrees with
+// no peer on half of the queries (the files or an engine are broken).
+bool PrintRateTable(const std::vector<Row>& rows) {
+  std::printf("%-8s %6s |", "set", "n");
+  for (int e = 0; e < kEngineCount; ++e) std::printf(" %9s", kColumn[e]);
+  std::printf(" | %7s %7s%s %7s |", "A/B2D", "A/Cp", kEngineCount > kBox2d3 ? "  A/B2D3" : "", "A/best");
+  for (int e = kBox2d; e < kEngineCount; ++e) std::printf(" %8s", kAgreeColumn[e]);
+  std::printf("\n%s\n", std::string(kEngineCount > kBox2d3 ? 145 : 121, '-').c_str());
+  bool sane = true, budgeted = false;
+  for (const Row& r : rows) {
+    const double a = r.qps[kArbiter];
+    const double cp = std::max(r.qps[kCpTree], r.qps[kCpHash]);
+    double best = 0, best_agree = 0;
+    for (int e = kBox2d; e < kEngineCount; ++e) {
+      best = std::max(best, r.qps[e]);
+      best_agree = std::max(best_agree, r.agree[e].Percent());
+    }
+    std::printf("%-8s %6zu |", KindName(r.kind), r.counts[kArbiter]);
+    for (int e = 0; e < kEngineCount; ++e) {
+      const bool prefix = r.counts[e] < r.counts[kArbiter];
+      std::printf(" %9s", (Rate(r.qps[e]) + (prefix ? "*" : "")).c_str());
+      if (prefix) budgeted = true;
+    }
+    std::printf(" | %7.2f %7.2f", a / r.qps[kBox2d], a / cp);
+    if (kEngineCount > kBox2d3) std::printf(" %7.2f", a / r.qps[kBox2d3]);
+    std::printf(" %7.2f |", a / best);
+    for (int e = kBox2d; e < kEngineCount; ++e) std::printf(" %7.1f%%", r.agree[e].Percent());
+    std::printf("\n");
+    if (best_agree < 50.0) sane = false;
+  }
+  if (budgeted) std::printf("* timed and compared on a prefix of the set (--budget; counts in the detail below)\n");
+  return sane;
+}
+
+
 int RunComparison(const Options& o) {
   scene::Scene scene;
   scene::QuerySet queries;
@@ -523,19 +607,14 @@ int RunComparison(const Options& o) {
                 Bytes(static_cast<double>(e.rss_bytes)).c_str(), e.peer->Setup().c_str());
   }
 
-  struct Row {
-    Kind kind;
-    size_t n;
-    std::vector<double> qps;
-    std::vector<Agreement> agree;
-  };
   std::vector<Row> rows;
   for (Kind k : kKinds) {
     const size_t n = Limited(SetSize(queries, k), o);
     if (n == 0) continue;
-    Row row{k, n, {}, {}};
-    for (double s : TimeSet(engines, k, n, o.reps)) row.qps.push_back(static_cast<double>(n) / s);
-    row.agree = CompareSet(engines, queries, k, n, o.tolerance, o.show);
+    Row row{k, FitToBudget(engines, k, n, o.budget), {}, {}};
+    const std::vector<double> seconds = TimeSet(engines, k, row.counts, o.reps);
+    for (size_t e = 0; e < seconds.size(); ++e) row.qps.push_back(static_cast<double>(row.counts[e]) / seconds[e]);
+    row.agree = CompareSet(engines, queries, k, row.counts, o.tolerance, o.show);
     rows.push_back(std::move(row));
   }
   if (rows.empty()) {
@@ -550,27 +629,15 @@ int RunComparison(const Options& o) {
       "(boxes, capsule sides) carry a 0.01 skin, b2ShapeCast stops within ~0.005 of contact (and misses some\n"
       "starting overlaps) and its float circle ray cast can graze-hit from afar; Chipmunk's point query leaves out\n"
       "shapes exactly touching a disk, its capsule (segment with radius) ray and sweep test the end caps only when\n"
-      "the side is missed (they can overshoot to the side), and its ties at t = 0 may go to another body.\n\n",
+      "the side is missed (they can overshoot to the side), and its ties at t = 0 may go to another body. Box2D v3\n"
+      "(Box2D3) has no polygon skin, but its b2ShapeCast also stops short of contact (by up to its linear slop,\n"
+      "0.005) and its overlaps count shapes within 0.0005 of the query.\n\n",
       o.tolerance);
   std::printf(
-      "Cp-tree = Chipmunk(bbtree), Cp-hash = Chipmunk(spatial hash); A/B2D = Arbiter/Box2D, A/Cp = Arbiter/faster\n"
-      "Chipmunk index, A/best = Arbiter/best peer; agr = agreement with Arbiter.\n\n");
-  std::printf("%-8s %6s | %9s %9s %9s %9s | %7s %7s %7s | %7s %7s %7s\n", "set", "n", "Arbiter", "Box2D",
-              "Cp-tree", "Cp-hash", "A/B2D", "A/Cp", "A/best", "agr B2D", "agr CpT", "agr CpH");
-  std::printf("%s\n", std::string(118, '-').c_str());
-  bool sane = true;
-  for (const Row& r : rows) {
-    const double cp = std::max(r.qps[kCpTree], r.qps[kCpHash]);
-    const double best = std::max(r.qps[kBox2d], cp);
-    std::printf("%-8s %6zu | %9s %9s %9s %9s | %7s %7s %7s | %6.1f%% %6.1f%% %6.1f%%\n", KindName(r.kind), r.n,
-                Rate(r.qps[kArbiter]).c_str(), Rate(r.qps[kBox2d]).c_str(), Rate(r.qps[kCpTree]).c_str(),
-                Rate(r.qps[kCpHash]).c_str(), Fmt("%.2f", r.qps[kArbiter] / r.qps[kBox2d]).c_str(),
-                Fmt("%.2f", r.qps[kArbiter] / cp).c_str(), Fmt("%.2f", r.qps[kArbiter] / best).c_str(),
-                r.agree[kBox2d].Percent(), r.agree[kCpTree].Percent(), r.agree[kCpHash].Percent());
-    const double chipmunk_agree = std::max(r.agree[kCpTree].Percent(), r.agree[kCpHash].Percent());
-    if (r.agree[kBox2d].Percent() < 50.0 && chipmunk_agree < 50.0) sane = false;
-  }
-
+      "Cp-tree = Chipmunk(bbtree), Cp-hash = Chipmunk(spatial hash), Box2D3 = Box2D v3 (when built in); A/B2D =\n"
+      "Arbiter/Box2D, A/Cp = Arbiter/faster Chipmunk index, A/best = Arbiter/best peer; agr = agreement with "
+      "Arbiter.\n\n");
+  const bool sane = PrintRateTable(rows);
   std::printf("\nagreement in detail (counts out of n):\n");
   for (const Row& r : rows) {
     for (int e = kBox2d; e < kEngineCount; ++e) {
@@ -594,8 +661,7 @@ int RunComparison(const Options& o) {
   }
   if (!sane) {
     std::fprintf(stderr,
-                 "peer_bench: FAILED: on some set Arbiter agrees with neither Box2D nor Chipmunk on 50%% of the "
-                 "queries\n");
+                 "peer_bench: FAILED: on some set Arbiter agrees with no peer on 50%% of the queries\n");
     return 1;
   }
   return 0;
@@ -665,47 +731,50 @@ int RunGrowth(const Options& o) {
       std::fprintf(stderr, "peer_bench: %s has no rays\n", queries_path.c_str());
       return 2;
     }
-    for (double s : TimeSet(engines, Kind::kRays, row.rays, o.reps)) {
-      row.ns.push_back(1e9 * s / static_cast<double>(row.rays));
-    }
-    const std::vector<Agreement> agree = CompareSet(engines, queries, Kind::kRays, row.rays, o.tolerance, o.show);
+    const std::vector<size_t> counts = FitToBudget(engines, Kind::kRays, row.rays, o.budget);
+    const std::vector<double> seconds = TimeSet(engines, Kind::kRays, counts, o.reps);
+    for (size_t e = 0; e < seconds.size(); ++e) row.ns.push_back(1e9 * seconds[e] / static_cast<double>(counts[e]));
+    const std::vector<Agreement> agree = CompareSet(engines, queries, Kind::kRays, counts, o.tolerance, o.show);
     for (const Agreement& g : agree) row.agree.push_back(g.Percent());
     const double bodies = static_cast<double>(row.bodies);
     for (const Engine& e : engines) row.rss_per_body.push_back(static_cast<double>(e.rss_bytes) / bodies);
     row.arbiter_bytes_per_body =
         static_cast<double>(static_cast<const ArbiterPeer&>(*engines[kArbiter].peer).world().MemoryBytes()) / bodies;
-    std::printf("  arena-%-5s %8zu bodies: built (s) Arbiter %.2f, Box2D %.2f, Cp-tree %.2f, Cp-hash %.2f\n",
-                SizeLabel(n).c_str(), row.bodies, engines[kArbiter].build_seconds, engines[kBox2d].build_seconds,
-                engines[kCpTree].build_seconds, engines[kCpHash].build_seconds);
+    std::printf("  arena-%-5s %8zu bodies: built (s)", SizeLabel(n).c_str(), row.bodies);
+    for (int e = 0; e < kEngineCount; ++e) std::printf("%s %s %.2f", e ? "," : "", kColumn[e], engines[e].build_seconds);
+    std::printf("\n");
     std::fflush(stdout);
     rows.push_back(std::move(row));
   }
 
   std::printf("\nns per ray (lower is better); agreement of rays with Arbiter in brackets\n");
-  std::printf("%-15s %8s | %10s %19s %19s %19s\n", "scene", "bodies", "Arbiter", "Box2D", "Cp-tree", "Cp-hash");
-  std::printf("%s\n", std::string(98, '-').c_str());
+  std::printf("%-15s %8s | %10s", "scene", "bodies", kColumn[kArbiter]);
+  for (int e = kBox2d; e < kEngineCount; ++e) std::printf(" %19s", kColumn[e]);
+  std::printf("\n%s\n", std::string(38 + 20 * (kEngineCount - 1), '-').c_str());
   for (const GrowthRow& r : rows) {
-    std::printf("%-15s %8zu | %10.0f %10.0f (%5.1f%%) %10.0f (%5.1f%%) %10.0f (%5.1f%%)\n",
-                ("arena-" + SizeLabel(r.n)).c_str(), r.bodies, r.ns[kArbiter], r.ns[kBox2d], r.agree[kBox2d],
-                r.ns[kCpTree], r.agree[kCpTree], r.ns[kCpHash], r.agree[kCpHash]);
+    std::printf("%-15s %8zu | %10.0f", ("arena-" + SizeLabel(r.n)).c_str(), r.bodies, r.ns[kArbiter]);
+    for (int e = kBox2d; e < kEngineCount; ++e) std::printf(" %10.0f (%5.1f%%)", r.ns[e], r.agree[e]);
+    std::printf("\n");
   }
   if (rows.size() >= 2) {
     const GrowthRow& a = rows.front();
     const GrowthRow& b = rows.back();
     const std::string label = "cost " + SizeLabel(b.n) + "/" + SizeLabel(a.n);
-    std::printf("%-15s %8s | %9.1fx %9.1fx%9s %9.1fx%9s %9.1fx\n", label.c_str(), "", b.ns[kArbiter] / a.ns[kArbiter],
-                b.ns[kBox2d] / a.ns[kBox2d], "", b.ns[kCpTree] / a.ns[kCpTree], "", b.ns[kCpHash] / a.ns[kCpHash]);
+    std::printf("%-15s %8s | %9.1fx", label.c_str(), "", b.ns[kArbiter] / a.ns[kArbiter]);
+    for (int e = kBox2d; e < kEngineCount; ++e) std::printf(" %9.1fx%9s", b.ns[e] / a.ns[e], "");
+    std::printf("\n");
   }
 
   std::printf(
       "\nmemory per body (bytes): Arbiter World::MemoryBytes() / bodies, and the RSS growth while building / bodies\n");
-  std::printf("%-15s %8s | %10s %10s | %10s %10s %10s\n", "scene", "bodies", "Arb Memory", "Arb RSS", "Box2D RSS",
-              "CpT RSS", "CpH RSS");
-  std::printf("%s\n", std::string(85, '-').c_str());
+  std::printf("%-15s %8s | %10s %10s |", "scene", "bodies", "Arb Memory", "Arb RSS");
+  for (int e = kBox2d; e < kEngineCount; ++e) std::printf(" %10s", (kColumn[e] + std::string(" RSS")).c_str());
+  std::printf("\n%s\n", std::string(52 + 11 * (kEngineCount - 1), '-').c_str());
   for (const GrowthRow& r : rows) {
-    std::printf("%-15s %8zu | %10.0f %10.0f | %10.0f %10.0f %10.0f\n", ("arena-" + SizeLabel(r.n)).c_str(),
-                r.bodies, r.arbiter_bytes_per_body, r.rss_per_body[kArbiter], r.rss_per_body[kBox2d],
-                r.rss_per_body[kCpTree], r.rss_per_body[kCpHash]);
+    std::printf("%-15s %8zu | %10.0f %10.0f |", ("arena-" + SizeLabel(r.n)).c_str(), r.bodies,
+                r.arbiter_bytes_per_body, r.rss_per_body[kArbiter]);
+    for (int e = kBox2d; e < kEngineCount; ++e) std::printf(" %10.0f", r.rss_per_body[e]);
+    std::printf("\n");
   }
   return 0;
 }

@@ -23,26 +23,35 @@
 
 namespace arbiter::server {
 
-/// One query's answer as a CastSink saw it.
-struct BufferedCast {
-  size_t query;
-  bool hit;
+/// Most queries one task of a split batch answers. Smaller than kChunk
+/// (the cancellation stride of one thread): a 1,024-query batch in 16
+/// tasks keeps both threads busy to the end where 4 tasks of 256 left one
+/// idle while the other finished a slow chunk.
+constexpr size_t kParallelChunk = 64;
+
+/// One task's answers as its CastSink saw them, flat: answer k is for the
+/// task's query query[k], hit[k], with hits [ends[k - 1], ends[k]) (one
+/// allocation per array and task, not one per query).
+struct BufferedCasts {
+  std::vector<uint32_t> query;
+  std::vector<uint8_t> hit;
+  std::vector<uint32_t> ends;
   std::vector<CastHit> hits;
 };
 
-/// Runs answer(start, n, sink) over [0, count) in chunks of kChunk on up to
-/// `threads` threads (the caller's included), then gives every answer to
-/// `emit` in query order. One thread, or one chunk: no buffering at all.
-/// CANCELLED (and nothing emitted) once `cancelled` says so.
+/// Runs answer(start, n, sink) over [0, count) in chunks on up to `threads`
+/// threads (the caller's included), then gives every answer to `emit` in
+/// query order. One thread, or one chunk: no buffering at all (chunks of
+/// kChunk). CANCELLED (and nothing emitted) once `cancelled` says so.
 template <class Answer>
 absl::Status AnswerCasts(size_t count, uint32_t threads, const CancelFn& cancelled, Answer answer, const CastSink& emit) {
-  const size_t chunks = (count + kChunk - 1) / kChunk;
-  if (threads <= 1 || chunks <= 1) {
+  const size_t chunks = (count + kParallelChunk - 1) / kParallelChunk;
+  if (threads <= 1 || count <= kParallelChunk) {
     return InChunks(count, cancelled, [&](size_t start, size_t n) {
       answer(start, n, [&](size_t i, bool hit, std::span<const CastHit> hits) { emit(start + i, hit, hits); });
     });
   }
-  std::vector<std::vector<BufferedCast>> buffers(chunks);
+  std::vector<BufferedCasts> buffers(chunks);
   std::atomic<size_t> next{0};
   std::atomic<bool> stop{false};
   auto work = [&](bool polls) {
@@ -51,10 +60,13 @@ absl::Status AnswerCasts(size_t count, uint32_t threads, const CancelFn& cancell
         stop.store(true);
         return;
       }
-      const size_t start = c * kChunk;
-      std::vector<BufferedCast>& out = buffers[c];
-      answer(start, std::min(kChunk, count - start), [&](size_t i, bool hit, std::span<const CastHit> hits) {
-        out.push_back({start + i, hit, std::vector<CastHit>(hits.begin(), hits.end())});
+      const size_t start = c * kParallelChunk;
+      BufferedCasts& out = buffers[c];
+      answer(start, std::min(kParallelChunk, count - start), [&](size_t i, bool hit, std::span<const CastHit> hits) {
+        out.query.push_back(static_cast<uint32_t>(i));
+        out.hit.push_back(hit ? 1 : 0);
+        out.hits.insert(out.hits.end(), hits.begin(), hits.end());
+        out.ends.push_back(static_cast<uint32_t>(out.hits.size()));
       });
     }
   };
@@ -70,8 +82,12 @@ absl::Status AnswerCasts(size_t count, uint32_t threads, const CancelFn& cancell
   work(true);
   for (std::thread& t : helpers) t.join();
   if (stop.load()) return Cancelled();
-  for (const std::vector<BufferedCast>& buffer : buffers) {
-    for (const BufferedCast& b : buffer) emit(b.query, b.hit, b.hits);
+  for (size_t c = 0; c < chunks; ++c) {
+    const BufferedCasts& b = buffers[c];
+    const std::span<const CastHit> hits(b.hits);
+    for (size_t k = 0, begin = 0; k < b.hit.size(); begin = b.ends[k++]) {
+      emit(c * kParallelChunk + b.query[k], b.hit[k] != 0, hits.subspan(begin, b.ends[k] - begin));
+    }
   }
   return absl::OkStatus();
 }

@@ -6,11 +6,15 @@
 //            ceiling for unary calls, measured in the same run
 //   ray      CastRays with one ray (CLOSEST)
 //   batch    CastRays with --batch rays as packed columns
+//   sweeps   CastShapes with --batch disk sweeps (CLOSEST), when the query
+//            set has sweeps
 //   stream   QueryStream, each caller keeping --window batches in flight
 //            (its "latency" is the interval between replies)
 //
-// at each concurrency (--concurrency, default 1,8,64), plus the in-process
-// single-thread ray rate on the same scene as the yardstick for batches.
+// at each concurrency (--concurrency, default 1,8,64; --modes picks some of
+// the modes, default all), plus the in-process
+// single-thread ray and sweep rates on the same scene as the yardsticks for
+// batches (the server's --query_threads splits one batch across threads).
 // Latency is per call (per batch for batch and stream).
 #include "bench.h"
 
@@ -100,6 +104,19 @@ Result Measure(const std::string& mode, int concurrency, double seconds, uint64_
   return r;
 }
 
+// Queries per second of `answer_all` (which answers `per_call` queries) on
+// this thread, repeated for at least `seconds`.
+template <class AnswerAll>
+double InProcessRate(double seconds, size_t per_call, AnswerAll answer_all) {
+  const Clock::time_point begin = Clock::now();
+  size_t answered = 0;
+  do {
+    answer_all();
+    answered += per_call;
+  } while (std::chrono::duration<double>(Clock::now() - begin).count() < seconds);
+  return static_cast<double>(answered) / std::chrono::duration<double>(Clock::now() - begin).count();
+}
+
 int Usage(const std::string& message) {
   std::fprintf(stderr, "arbiter bench: %s\n", message.c_str());
   return 2;
@@ -108,7 +125,7 @@ int Usage(const std::string& message) {
 }  // namespace
 
 int RunBench(int argc, char** argv) {
-  std::set<std::string> valued = {"server", "scene", "queries", "seconds", "concurrency", "batch", "window"};
+  std::set<std::string> valued = {"server", "scene", "queries", "seconds", "concurrency", "batch", "window", "modes"};
   valued.insert(ConnectionValuedFlags().begin(), ConnectionValuedFlags().end());
   const Args args(argc, argv, 2, valued);
   if (args.error()) return Usage(*args.error());
@@ -128,6 +145,15 @@ int RunBench(int argc, char** argv) {
     levels.push_back(n);
   }
 
+  std::set<std::string> modes;
+  for (absl::string_view part : absl::StrSplit(args.Get("modes", "empty,ray,batch,sweeps,stream"), ',')) {
+    if (part != "empty" && part != "ray" && part != "batch" && part != "sweeps" && part != "stream") {
+      return Usage("--modes is a comma-separated list of empty, ray, batch, sweeps, stream");
+    }
+    modes.insert(std::string(part));
+  }
+  auto wanted = [&](const char* mode) { return modes.count(mode) > 0; };
+
   scene::Scene loaded;
   scene::QuerySet queries;
   if (const arbiter::Status s = scene::LoadSceneFile(scene_path, &loaded); !s.ok()) return Usage(s.message());
@@ -135,19 +161,23 @@ int RunBench(int argc, char** argv) {
   if (queries.rays.empty()) return Usage("the query set has no rays");
   const std::vector<RayCastInput>& rays = queries.rays;
 
-  // The yardstick: the core in this process, one thread, the same rays.
-  double in_process_rays_per_second = 0;
+  const std::vector<scene::SweepQuery>& sweeps = queries.sweeps;
+
+  // The yardsticks: the core in this process, one thread, the same queries.
+  double in_process_rays_per_second = 0, in_process_sweeps_per_second = 0;
   {
     World world(loaded.world);
     if (!world.AddBodies(loaded.bodies).ok()) return Usage("the scene does not load into a world");
     std::vector<std::optional<CastHit>> out(rays.size());
-    const Clock::time_point begin = Clock::now();
-    size_t cast = 0;
-    do {
-      world.CastRaysClosest(rays, {}, out);
-      cast += rays.size();
-    } while (std::chrono::duration<double>(Clock::now() - begin).count() < *seconds);
-    in_process_rays_per_second = static_cast<double>(cast) / std::chrono::duration<double>(Clock::now() - begin).count();
+    in_process_rays_per_second = InProcessRate(*seconds, rays.size(), [&] { world.CastRaysClosest(rays, {}, out); });
+    if (!sweeps.empty()) {
+      in_process_sweeps_per_second = InProcessRate(*seconds, sweeps.size(), [&] {
+        for (const scene::SweepQuery& q : sweeps) {
+          const Transform at{q.center, kRotIdentity};
+          out[0] = world.CastShapeClosest(Shape::FromCircle({{}, q.radius}), at, q.translation);
+        }
+      });
+    }
   }
 
   // The server side: the scene uploaded, and an empty world.
@@ -180,21 +210,28 @@ int RunBench(int argc, char** argv) {
     results.push_back(r);
   };
   for (int level : levels) {
-    report(Measure("empty", level, *seconds, 0, [&](int) {
+    if (wanted("empty")) report(Measure("empty", level, *seconds, 0, [&](int) {
       v1::GetStateHashRequest request;
       request.set_world_id(kEmptyWorld);
       return [&c, request] { return c->GetStateHash(request).ok(); };
     }));
-    report(Measure("ray", level, *seconds, 1, [&](int t) {
+    if (wanted("ray")) report(Measure("ray", level, *seconds, 1, [&](int t) {
       auto next = std::make_shared<size_t>(static_cast<size_t>(t) * 7919);
       return [&c, &rays, next] { return c->CastRays(SingleRay(kArenaWorld, rays, (*next)++)).ok(); };
     }));
-    report(Measure("batch", level, *seconds, *batch, [&](int t) {
+    if (wanted("batch")) report(Measure("batch", level, *seconds, *batch, [&](int t) {
       auto request = std::make_shared<v1::CastRaysRequest>(ColumnBatch(kArenaWorld, rays, static_cast<size_t>(t) * *batch, *batch));
       return [&c, request] { return c->CastRays(*request).ok(); };
     }));
+    if (wanted("sweeps") && !sweeps.empty()) {
+      report(Measure("sweeps", level, *seconds, *batch, [&](int t) {
+        auto request = std::make_shared<v1::CastShapesRequest>(
+            SweepBatch(kArenaWorld, sweeps, static_cast<size_t>(t) * *batch, *batch));
+        return [&c, request] { return c->CastShapes(*request).ok(); };
+      }));
+    }
     // Streams keep `window` batches in flight; a "call" is one reply.
-    report(Measure("stream", level, *seconds, *batch, [&](int t) {
+    if (wanted("stream")) report(Measure("stream", level, *seconds, *batch, [&](int t) {
       struct State {
         ~State() {
           if (stream) stream->Finish().IgnoreError();  // drains the replies still in flight
@@ -224,9 +261,10 @@ int RunBench(int argc, char** argv) {
     }
     return nullptr;
   };
-  double best_batch = 0;
+  double best_batch = 0, best_sweeps = 0;
   for (const Result& r : results) {
     if (r.mode == "batch" || r.mode == "stream") best_batch = std::max(best_batch, r.rays_per_second);
+    if (r.mode == "sweeps") best_sweeps = std::max(best_sweeps, r.rays_per_second);
   }
   Json table = Json::array();
   for (const Result& r : results) {
@@ -241,6 +279,9 @@ int RunBench(int argc, char** argv) {
   }
   Json ratios;
   ratios["batched_rays_vs_in_process"] = best_batch / in_process_rays_per_second;
+  if (in_process_sweeps_per_second > 0 && best_sweeps > 0) {
+    ratios["batched_sweeps_vs_in_process"] = best_sweeps / in_process_sweeps_per_second;
+  }
   for (int level : levels) {
     const Result* empty = find("empty", level);
     const Result* ray = find("ray", level);
@@ -252,13 +293,16 @@ int RunBench(int argc, char** argv) {
   const Json out = {{"server", server},
                     {"scene", loaded.name},
                     {"in_process_rays_per_second", in_process_rays_per_second},
+                    {"in_process_sweeps_per_second", in_process_sweeps_per_second},
                     {"results", table},
                     {"ratios", ratios}};
   if (args.Has("json")) {
     std::printf("%s\n", out.dump(2).c_str());
   } else {
-    std::printf("scene %s, in-process single-thread rays/s: %.0f\n", loaded.name.c_str(), in_process_rays_per_second);
-    std::printf("%-7s %5s %12s %14s %10s %10s %10s\n", "mode", "conc", "calls/s", "rays/s", "p50 us", "p99 us", "p999 us");
+    std::printf("scene %s, in-process single-thread rays/s: %.0f, sweeps/s: %.0f\n", loaded.name.c_str(),
+                in_process_rays_per_second, in_process_sweeps_per_second);
+    std::printf("%-7s %5s %12s %14s %10s %10s %10s\n", "mode", "conc", "calls/s", "queries/s", "p50 us", "p99 us",
+                "p999 us");
     for (const Result& r : results) {
       std::printf("%-7s %5d %12.0f %14.0f %10.1f %10.1f %10.1f\n", r.mode.c_str(), r.concurrency, r.calls_per_second,
                   r.rays_per_second, r.p50_us, r.p99_us, r.p999_us);

@@ -1,5 +1,5 @@
 // The load pieces shared by `arbiter bench` (bench.cc) and bench/fleet_bench:
-// ray batches from a query set, and latency percentiles. Header-only, so
+// ray and disk-sweep batches from a query set, and latency percentiles. Header-only, so
 // the benchmark reuses them without linking the CLI.
 #pragma once
 
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "arbiter/core/world.h"
+#include "arbiter/scene/scene.h"
 #include "arbiter/v1/arbiter.pb.h"
 
 namespace arbiter::cli {
@@ -27,6 +28,26 @@ inline v1::CastRaysRequest ColumnBatch(const std::string& world_id, const std::v
     c->add_origin_y(r.origin.y.raw());
     c->add_translation_x(r.translation.x.raw());
     c->add_translation_y(r.translation.y.raw());
+  }
+  return request;
+}
+
+/// A CLOSEST CastShapes of `count` disk sweeps: sweeps[first], ... wrapping
+/// around the end of `sweeps` (not empty); each disk is a circle centred on
+/// its transform's position.
+inline v1::CastShapesRequest SweepBatch(const std::string& world_id, const std::vector<scene::SweepQuery>& sweeps,
+                                        size_t first, size_t count) {
+  v1::CastShapesRequest request;
+  request.set_world_id(world_id);
+  request.set_mode(v1::CAST_MODE_CLOSEST);
+  for (size_t k = 0; k < count; ++k) {
+    const scene::SweepQuery& s = sweeps[(first + k) % sweeps.size()];
+    v1::ShapeCast* w = request.add_casts();
+    w->mutable_shape()->mutable_circle()->set_radius(s.radius.raw());
+    w->mutable_transform()->mutable_position()->set_x(s.center.x.raw());
+    w->mutable_transform()->mutable_position()->set_y(s.center.y.raw());
+    w->mutable_translation()->set_x(s.translation.x.raw());
+    w->mutable_translation()->set_y(s.translation.y.raw());
   }
   return request;
 }
