@@ -123,6 +123,48 @@ TEST(MetricsTest, Journal_CommitsAndBytes_AreCounted) {
   EXPECT_EQ(Sample(r->body, "arbiter_journal_write_failures_total"), 0);
 }
 
+// ValidateShots verdicts by world and verdict (too_old among them) and the
+// re-sent shots answered from the ledger.
+TEST(MetricsTest, JudgedShots_AreCountedByVerdict_TooOldIncluded) {
+  HttpServerProcess server({"--max_rewind_ms=100"});  // 6 ticks at 60 Hz
+  ASSERT_GT(server.http_port(), 0) << server.process().first_line();
+  auto c = Client(server.grpc_address());
+  v1::CreateWorldRequest create = TwoBodies("s");
+  create.set_tick_hz(60);
+  ASSERT_TRUE(c->CreateWorld(create).ok());
+  v1::StepRequest step;
+  step.set_world_id("s");
+  step.set_ticks(20);
+  ASSERT_TRUE(c->Step(step).ok());
+  // Straight down from (0, 20) onto the floor (body 1), claimed as hitting body 1.
+  auto shot = [](uint64_t id, int64_t tick) {
+    v1::Shot s;
+    s.set_shooter_body_id(2);
+    s.set_shot_id(id);
+    s.mutable_fire()->set_tick(tick);
+    *s.mutable_origin() = client::MakeVec2(5, 20);
+    *s.mutable_velocity() = client::MakeVec2(0, -600);
+    s.set_flight_ticks(10);
+    s.set_target_body_id(1);
+    s.set_impact_tick(tick + 1);
+    return s;
+  };
+  v1::ValidateShotsRequest request;
+  request.set_world_id("s");
+  for (const auto& [id, tick] : {std::pair{1, 5}, std::pair{2, 18}, std::pair{3, 2}}) *request.add_shots() = shot(id, tick);
+  absl::StatusOr<v1::ValidateShotsResponse> reply = c->ValidateShots(request);
+  ASSERT_TRUE(reply.ok()) << reply.status();
+  ASSERT_EQ(reply->judgements(1).verdict(), v1::SHOT_VERDICT_CONFIRMED) << reply->judgements(1).reason();
+  ASSERT_TRUE(c->ValidateShots(request).ok());  // all three again: duplicates
+  httplib::Result r = server.Http().Get("/metrics");
+  ASSERT_TRUE(r);
+  EXPECT_EQ(Promtool(r->body).first, 0) << r->body;
+  EXPECT_EQ(Sample(r->body, "arbiter_shots_judged_total{world=\"s\",verdict=\"too_old\"}"), 2);
+  EXPECT_EQ(Sample(r->body, "arbiter_shots_judged_total{world=\"s\",verdict=\"confirmed\"}"), 1);
+  EXPECT_EQ(Sample(r->body, "arbiter_shots_judged_total{world=\"s\",verdict=\"missed\"}"), 0);
+  EXPECT_EQ(Sample(r->body, "arbiter_shots_duplicate_total{world=\"s\"}"), 3);
+}
+
 TEST(MetricsTest, RateLimitRejections_AreCounted) {
   // One request per 1000 s, burst 1: the second call is refused however fast the machine.
   HttpServerProcess server({"--rate_limit_rps=0.001", "--rate_limit_burst=1"});
