@@ -94,14 +94,17 @@ void MergeSensors(std::vector<SensorEvent>* list, const std::vector<SensorEvent>
   *list = std::move(merged);
 }
 
-void ReportEvents(const World::Impl& w, StepState* st, const std::vector<SensorEvent>& sensors, TickEvents* events) {
+void ReportEvents(const World::Impl& w, StepState* st, const std::vector<SensorEvent>& sensors, bool any_sensor,
+                  TickEvents* events) {
   *events = TickEvents();
   std::set_difference(sensors.begin(), sensors.end(), w.sensor_overlaps.begin(), w.sensor_overlaps.end(),
                       std::back_inserter(events->sensor_enter), internal::SensorLess);
   std::set_difference(w.sensor_overlaps.begin(), w.sensor_overlaps.end(), sensors.begin(), sensors.end(),
                       std::back_inserter(events->sensor_exit), internal::SensorLess);
-  // A sensor crossed within the tick: entered and left in it.
-  const std::vector<SensorEvent> crossed = internal::FindSensorCrossings(w, *st, w.sensor_overlaps, sensors);
+  // A sensor crossed within the tick: entered and left in it (none without
+  // sensors, so the swept bodies' casts are skipped then).
+  const std::vector<SensorEvent> crossed =
+      any_sensor ? internal::FindSensorCrossings(w, *st, w.sensor_overlaps, sensors) : std::vector<SensorEvent>{};
   MergeSensors(&events->sensor_enter, crossed);
   MergeSensors(&events->sensor_exit, crossed);
   std::sort(st->begin_events.begin(), st->begin_events.end(), EventLess);
@@ -174,8 +177,9 @@ void World::Step(TickEvents* events, StepTimes* times, StepExecutor* executor) {
   clock.Lap(&StepTimes::solve_ns);
   internal::FinalizeBodies(w, &st);
   clock.Lap(&StepTimes::finalize_ns);
-  std::vector<SensorEvent> sensors = internal::FindSensorOverlaps(w);
-  if (events != nullptr) ReportEvents(w, &st, sensors, events);
+  bool any_sensor = false;
+  std::vector<SensorEvent> sensors = internal::FindSensorOverlaps(w, &any_sensor);
+  if (events != nullptr) ReportEvents(w, &st, sensors, any_sensor, events);
   w.sensor_overlaps = std::move(sensors);
   std::swap(w.contacts, st.next_contacts);  // the old list's buffer is reused next tick
   ++w.tick;

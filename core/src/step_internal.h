@@ -212,8 +212,9 @@ void SolveContacts(const World::Impl& w, StepState* st);
 /// Stage 5: writes velocities and poses back, stopping tunnelling bodies,
 /// and lists the bodies it swept in st->swept.
 void FinalizeBodies(World::Impl& w, StepState* st);
-/// Stage 6: the sensor overlaps at the final poses, sorted.
-std::vector<SensorEvent> FindSensorOverlaps(const World::Impl& w);
+/// Stage 6: the sensor overlaps at the final poses, sorted; *any_sensor
+/// says whether the world has a live sensor shape at all.
+std::vector<SensorEvent> FindSensorOverlaps(const World::Impl& w, bool* any_sensor);
 /// Stage 6, for events: the (sensor, visitor) pairs a swept body's shape
 /// passed through within the tick without overlapping at either end (in
 /// neither `before` nor `after`), sorted. The sensor is taken at its final

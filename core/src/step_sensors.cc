@@ -57,11 +57,13 @@ std::vector<SensorEvent> FindSensorCrossings(const World::Impl& w, const StepSta
   return result;
 }
 
-std::vector<SensorEvent> FindSensorOverlaps(const World::Impl& w) {
+std::vector<SensorEvent> FindSensorOverlaps(const World::Impl& w, bool* any_sensor) {
   std::vector<SensorEvent> overlaps;
+  *any_sensor = false;
   for (uint32_t si = 0; si < w.shapes.size(); ++si) {
     const ShapeRecord& sensor = w.shapes[si];
     if (!sensor.alive || !sensor.is_sensor) continue;
+    *any_sensor = true;
     const BodyRecord& sensor_body = w.bodies[sensor.body_slot];
     const ShapeProxy sensor_proxy = w.ProxyOf(sensor);
     auto visit = [&](uint32_t vi) {
