@@ -131,10 +131,8 @@ void ToProto(const MoveJudgement& j, uint64_t body_id, v1::MoveJudgement* out) {
 // (held, not owned: the caller holds its shared lock throughout).
 WorldAtTick HistoryOf(const WorldEntry& entry, const World& live, const std::string& field) {
   return [&entry, &live, field](int64_t tick, std::shared_ptr<const World>* out) -> arbiter::Status {
-    std::shared_ptr<const World> past;
-    const arbiter::Status s = entry.history().At(live, tick, kFixedZero, &past);
+    const arbiter::Status s = entry.ViewAt(live, tick, kFixedZero, out);
     if (!s.ok()) return {s.code(), field + ".tick: " + s.message()};
-    *out = past != nullptr ? std::move(past) : std::shared_ptr<const World>(std::shared_ptr<const World>(), &live);
     return arbiter::OkStatus();
   };
 }

@@ -113,14 +113,10 @@ void ToProto(const ProjectileFlight& f, v1::ShotJudgement* out) {
   out->set_ticks_traced(f.segments);
 }
 
-// The history as WorldAtTime: the live world itself for the live tick
-// (held, not owned: the caller holds its shared lock throughout).
+// The history as WorldAtTime (the caller holds the live world's shared lock throughout).
 WorldAtTime HistoryAt(const WorldEntry& entry, const World& live) {
-  return [&entry, &live](int64_t tick, Fixed fraction, std::shared_ptr<const World>* out) -> arbiter::Status {
-    std::shared_ptr<const World> past;
-    if (arbiter::Status s = entry.history().At(live, tick, fraction, &past); !s.ok()) return s;
-    *out = past != nullptr ? std::move(past) : std::shared_ptr<const World>(std::shared_ptr<const World>(), &live);
-    return arbiter::OkStatus();
+  return [&entry, &live](int64_t tick, Fixed fraction, std::shared_ptr<const World>* out) {
+    return entry.ViewAt(live, tick, fraction, out);
   };
 }
 

@@ -183,6 +183,15 @@ class WorldEntry {
   const JournalCursor& journal() const { return journal_; }
   /// Step counters for /metrics: atomics, updated and read without the lock.
   WorldCounters& counters() const { return counters_; }
+  /// The world as at `tick` + `fraction` (WorldHistory::At), never null on
+  /// success: for the live tick the live world itself, held, not owned (the
+  /// caller holds its shared lock while it uses it).
+  arbiter::Status ViewAt(const World& live, int64_t tick, Fixed fraction, std::shared_ptr<const World>* out) const {
+    std::shared_ptr<const World> past;
+    if (arbiter::Status s = history_.At(live, tick, fraction, &past); !s.ok()) return s;
+    *out = past != nullptr ? std::move(past) : std::shared_ptr<const World>(std::shared_ptr<const World>(), &live);
+    return arbiter::OkStatus();
+  }
   /// The shots judged on this world (ValidateShots); its own lock.
   ShotLedger& shots() const { return shots_; }
   /// The oldest tick a query may name.
