@@ -54,6 +54,11 @@ CREATE TABLE IF NOT EXISTS queries(
   n INTEGER NOT NULL,
   record BLOB NOT NULL,
   PRIMARY KEY(world_key, seq, n)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS moved(
+  world_id TEXT PRIMARY KEY,
+  moved_to TEXT NOT NULL,
+  epoch INTEGER NOT NULL,
+  until_unix_seconds INTEGER NOT NULL) WITHOUT ROWID;
 )sql";
 
 }  // namespace
@@ -155,11 +160,48 @@ absl::StatusOr<int64_t> Journal::ImportWorld(const std::string& world_id,
     return s;
   }
   const int64_t key = sqlite3_last_insert_rowid(db_);
+  // The world is here again: a tombstone saying it went away would lie.
+  Statement back(db_, "DELETE FROM moved WHERE world_id = ?;");
+  back.Bind(1, world_id);
+  if (!back.ok() || sqlite3_step(back.get()) != SQLITE_DONE) {
+    absl::Status s = Error("drop tombstone");
+    Rollback();
+    return s;
+  }
   if (absl::Status s = InsertAndCommit(key, records); !s.ok()) return s;
   return key;
 }
 
-absl::Status Journal::DeleteWorld(int64_t key) {
+absl::Status Journal::InsertTombstone(const MovedAway& moved) {
+  Statement st(db_,
+               "INSERT OR REPLACE INTO moved(world_id, moved_to, epoch, until_unix_seconds) VALUES(?, ?, ?, ?);");
+  if (!st.ok()) return Error("prepare tombstone");
+  st.Bind(1, moved.world_id);
+  st.Bind(2, moved.moved_to);
+  st.Bind(3, static_cast<int64_t>(moved.epoch));
+  st.Bind(4, moved.until_unix_seconds);
+  if (sqlite3_step(st.get()) != SQLITE_DONE) return Error("insert tombstone");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<MovedAway>> Journal::Tombstones(int64_t now_unix_seconds) {
+  std::lock_guard<std::mutex> lock(mu_);
+  // Housekeeping: a failure only leaves expired rows behind, never read.
+  (void)Change("DELETE FROM moved WHERE until_unix_seconds <= ?1;", now_unix_seconds);
+  Statement st(db_, "SELECT world_id, moved_to, epoch, until_unix_seconds FROM moved ORDER BY world_id;");
+  if (!st.ok()) return Error("list tombstones");
+  std::vector<MovedAway> out;
+  int rc;
+  while ((rc = sqlite3_step(st.get())) == SQLITE_ROW) {
+    out.push_back({reinterpret_cast<const char*>(sqlite3_column_text(st.get(), 0)),
+                   reinterpret_cast<const char*>(sqlite3_column_text(st.get(), 1)),
+                   static_cast<uint64_t>(sqlite3_column_int64(st.get(), 2)), sqlite3_column_int64(st.get(), 3)});
+  }
+  if (rc != SQLITE_DONE) return Error("list tombstones");
+  return out;
+}
+
+absl::Status Journal::DeleteWorld(int64_t key, const MovedAway* moved) {
   std::lock_guard<std::mutex> lock(mu_);
   if (absl::Status s = Begin(); !s.ok()) return s;
   for (const char* sql : {"DELETE FROM records WHERE world_key = ?1;", "DELETE FROM queries WHERE world_key = ?1;",
@@ -167,6 +209,12 @@ absl::Status Journal::DeleteWorld(int64_t key) {
     if (absl::StatusOr<int64_t> changed = Change(sql, key); !changed.ok()) {
       Rollback();
       return changed.status();
+    }
+  }
+  if (moved != nullptr) {
+    if (absl::Status s = InsertTombstone(*moved); !s.ok()) {
+      Rollback();
+      return s;
     }
   }
   if (absl::Status s = Commit(); !s.ok()) {

@@ -16,7 +16,9 @@
 //
 // Layout: `worlds` (one row per world; a deleted world's row and records
 // are deleted with it), `records` (JournalRecord bytes by (world, seq)), `queries`
-// (recorded queries by (world, seq of the last change they saw, n)).
+// (recorded queries by (world, seq of the last change they saw, n)),
+// `moved` (tombstones of worlds moved away, by world id; a world created
+// or imported here again drops its tombstone in the same transaction).
 //
 // Thread safety: every method may be called from any thread; one mutex
 // serialises them over one connection.
@@ -80,8 +82,12 @@ class Journal final : public JournalStore {
   /// the world's key.
   absl::StatusOr<int64_t> ImportWorld(const std::string& world_id,
                                       const std::vector<const v1::JournalRecord*>& records) override;
-  /// Deletes the world and every record of it, in one transaction.
-  absl::Status DeleteWorld(int64_t key) override;
+  /// Deletes the world and every record of it, in one transaction; with
+  /// `moved`, stores its tombstone in the same transaction.
+  absl::Status DeleteWorld(int64_t key, const MovedAway* moved = nullptr) override;
+  /// The tombstones whose end is after `now_unix_seconds`, by world id
+  /// (older ones are dropped).
+  absl::StatusOr<std::vector<MovedAway>> Tombstones(int64_t now_unix_seconds);
   /// Deletes what is left of worlds marked deleted (by an older server,
   /// which kept their records); returns how many worlds.
   absl::StatusOr<int64_t> PurgeDeletedWorlds();
@@ -123,6 +129,7 @@ class Journal final : public JournalStore {
   absl::Status Commit();
   void Rollback();
   absl::Status Insert(int64_t key, const v1::JournalRecord& record);
+  absl::Status InsertTombstone(const MovedAway& moved);
   /// Inside a transaction: inserts, then commits; rolls back on failure.
   absl::Status InsertAndCommit(int64_t key, const std::vector<const v1::JournalRecord*>& records);
   absl::Status VisitRows(sqlite3_stmt* stmt, const Visit& visit);

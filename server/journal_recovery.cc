@@ -38,6 +38,18 @@ absl::Status JournalRecovery::Reserve() {
     }
   }
   gate_->SetProgress(0, worlds_.size());
+  return RestoreTombstones();
+}
+
+absl::Status JournalRecovery::RestoreTombstones() {
+  const int64_t now = std::chrono::duration_cast<std::chrono::seconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count();
+  absl::StatusOr<std::vector<MovedAway>> moved = journal_->Tombstones(now);
+  if (!moved.ok()) return moved.status();
+  for (const MovedAway& m : *moved) {
+    registry_->RestoreTombstone(m.world_id, m.moved_to, std::chrono::seconds(m.until_unix_seconds - now));
+  }
   return absl::OkStatus();
 }
 
@@ -86,15 +98,21 @@ absl::Status JournalRecovery::RecoverWorld(const Journal::StoredWorld& stored, c
                                       std::string(s.message()));
   }
   const std::shared_ptr<WorldEntry>& entry = replayer.entry();
+  std::string moving;
   const int64_t tick = entry->Write([&](World& world) {
     entry->journal() = {stored.key, replayer.last_seq()};
     operations_->CompactJournal(*entry, world);
+    if (entry->frozen()) {
+      moving = "; frozen, moving to " + entry->destination() + " at epoch " + std::to_string(entry->epoch()) +
+               " (a move was cut short: finish or undo it with `arbiter migrate --world " + stored.world_id +
+               " --from THIS --to " + entry->destination() + " --resume`)";
+    }
     return world.tick();
   });
   if (absl::Status installed = registry_->Install(entry); !installed.ok()) return installed;
   recovered_.push_back(stored.world_id);
   Log("recovered " + which + " at tick " + std::to_string(tick) + ": " + total + " records in " +
-      Seconds(Clock::now() - started));
+      Seconds(Clock::now() - started) + moving);
   return absl::OkStatus();
 }
 

@@ -4,7 +4,8 @@
 // server already listens:
 //  - Reserve(), before the server listens, holds each journaled world's id
 //    in the registry as a kRecovering placeholder, so no call can create
-//    that id again (a second live journal row) or see a half-built world;
+//    that id again (a second live journal row) or see a half-built world,
+//    and puts back the tombstones of worlds that moved away;
 //  - Run(), on a thread of its own, replays the worlds one by one, each
 //    into a registry of its own through the same Replayer as ever (so a
 //    recovered world is bit for bit what a recovery before listening
@@ -56,6 +57,8 @@ class JournalRecovery {
 
  private:
   absl::Status RecoverWorld(const Journal::StoredWorld& stored, const std::function<bool()>& stop);
+  /// The tombstones of worlds moved away, back in the registry.
+  absl::Status RestoreTombstones();
   void Log(const std::string& line) const;
 
   Journal* journal_;

@@ -17,6 +17,16 @@
 
 namespace arbiter::server {
 
+/// A world's tombstone on the instance it moved away from (DeleteWorld of
+/// a frozen world): kept in the same transaction as the world's delete, so
+/// a restarted instance still says where the world went.
+struct MovedAway {
+  std::string world_id;
+  std::string moved_to;
+  uint64_t epoch = 0;              ///< the epoch it was frozen at
+  int64_t until_unix_seconds = 0;  ///< wall clock: the tombstone's end
+};
+
 class JournalStore {
  public:
   virtual ~JournalStore() = default;
@@ -27,7 +37,7 @@ class JournalStore {
                                               const v1::JournalRecord& snapshot) = 0;
   virtual absl::StatusOr<int64_t> ImportWorld(const std::string& world_id,
                                               const std::vector<const v1::JournalRecord*>& records) = 0;
-  virtual absl::Status DeleteWorld(int64_t key) = 0;
+  virtual absl::Status DeleteWorld(int64_t key, const MovedAway* moved = nullptr) = 0;
   virtual absl::Status Append(int64_t key, const std::vector<const v1::JournalRecord*>& records) = 0;
   virtual absl::Status AppendQuery(int64_t key, const v1::JournalRecord& record) = 0;
   virtual absl::StatusOr<int64_t> Compact(int64_t key, int64_t keep_from_tick) = 0;

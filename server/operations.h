@@ -140,8 +140,9 @@ class Operations {
   absl::Status ExportJournal(const v1::ExportJournalRequest& request, std::string* file);
 
   // ---- Moving a world to another instance (operations_migration.cc) -----------
-  /// Refuses (or, with thaw, accepts again) every write to the world;
-  /// replies with the tick and state hash it froze at.
+  /// Refuses (or, with thaw, accepts again) every write to the world,
+  /// durably (a move record in its journal), raising its epoch; replies
+  /// with the tick and state hash it froze at and the epoch.
   absl::Status FreezeWorld(const v1::FreezeWorldRequest& request, v1::FreezeWorldResponse* reply);
   /// Replays another instance's export, checks it ends at the expected
   /// tick and hash, journals it in one transaction and only then shows the
@@ -188,6 +189,14 @@ class Operations {
   absl::StatusOr<std::shared_ptr<WorldEntry>> ReplayImport(const v1::ImportWorldRequest& request,
                                                            const std::vector<v1::JournalRecord>& records);
   absl::Status InstallImport(const std::shared_ptr<WorldEntry>& entry, const std::vector<v1::JournalRecord>& records);
+  /// FreezeWorld's two ways, under the exclusive lock of a live world: the
+  /// move record journaled first (a restart must find the world as it was
+  /// acknowledged), then the freeze or thaw and its new epoch. Idempotent.
+  absl::Status FreezeLocked(WorldEntry& entry, const World& world, const std::string& destination);
+  absl::Status ThawLocked(WorldEntry& entry, const World& world);
+  /// Journals one record that takes effect only once it is durable (a
+  /// move step): on failure nothing changed, so the world stays live.
+  absl::Status JournalMarker(WorldEntry& entry, v1::JournalRecord* record);
   /// Tells the shot observer (if it watches the world) of each shot judged now.
   void PublishShots(const WorldEntry& entry, const World& live, const v1::ValidateShotsRequest& request,
                     const v1::ValidateShotsResponse& reply) const;

@@ -17,15 +17,15 @@ namespace arbiter::server {
 // The one path of a change to a world (all but Step, which journals its
 // ticks and publishes its events, and Restore, which replaces the world
 // whole): the request was parsed and checked without the lock; under the
-// exclusive lock (an offline world refuses) expected_tick is checked, the
-// change applied (all or nothing), then journaled as the request at its
-// tick. It is acknowledged only once journaled; a failed write takes the
+// exclusive lock (an offline world refuses) expected_tick and
+// expected_epoch are checked, the change applied (all or nothing), then
+// journaled as the request at its tick. It is acknowledged only once journaled; a failed write takes the
 // world offline (JournalChange), so nobody sees it.
 template <class Request, class Apply>
 absl::Status Operations::Change(WorldEntry& entry, const Request& request, Request* (v1::JournalRecord::*field)(),
                                 Apply apply) {
   return entry.WriteLive([&](World& world) -> absl::Status {
-    if (absl::Status s = CheckExpectedTick(request, entry, world); !s.ok()) return s;
+    if (absl::Status s = CheckExpected(request, entry, world); !s.ok()) return s;
     if (absl::Status s = apply(world); !s.ok()) return s;
     if (!Journaled(entry)) return absl::OkStatus();
     v1::JournalRecord record;
@@ -103,9 +103,9 @@ absl::Status Operations::Restore(const v1::RestoreRequest& request, v1::RestoreR
                                         ") exceeds the server's --max_bodies_per_world (" + std::to_string(limit) + ")");
   }
   return (*entry)->WriteLive([&](World& world) -> absl::Status {
-    if (absl::Status s = CheckExpectedTick(request, **entry, world); !s.ok()) return s;
+    if (absl::Status s = CheckExpected(request, **entry, world); !s.ok()) return s;
     if (Journaled(**entry)) {
-      v1::JournalRecord record = SnapshotRecord(restored, /*restored=*/true);
+      v1::JournalRecord record = SnapshotRecord(restored, /*restored=*/true, (*entry)->epoch());
       record.set_tick(world.tick());  // like every record: the tick it was applied at
       if (absl::Status s = JournalChange(**entry, {&record}); !s.ok()) return s;
     }

@@ -28,7 +28,7 @@ absl::Status Operations::JournalNewWorld(const std::string& id, const World& wor
   header.mutable_header()->set_world_id(id);
   header.mutable_header()->set_history_ticks(history_ticks);
   header.mutable_header()->set_format(1);
-  v1::JournalRecord snapshot = SnapshotRecord(world, /*restored=*/false);
+  v1::JournalRecord snapshot = SnapshotRecord(world, /*restored=*/false, /*epoch=*/0);
   snapshot.set_seq(1);
   absl::StatusOr<int64_t> k = durability_.journal->CreateWorld(id, header, snapshot);
   if (!k.ok()) return k.status();
@@ -38,6 +38,18 @@ absl::Status Operations::JournalNewWorld(const std::string& id, const World& wor
 
 bool Operations::Journaled(const WorldEntry& entry) const {
   return durability_.journal != nullptr && entry.journal().key >= 0;
+}
+
+absl::Status Operations::JournalMarker(WorldEntry& entry, v1::JournalRecord* record) {
+  JournalCursor& cursor = entry.journal();
+  if (!Journaled(entry)) return absl::OkStatus();
+  record->set_seq(cursor.seq + 1);
+  if (absl::Status s = durability_.journal->Append(cursor.key, {record}); !s.ok()) {
+    return absl::UnavailableError("the change could not be journaled, so it was not made (" +
+                                  std::string(s.message()) + ")");
+  }
+  cursor.seq = record->seq();
+  return absl::OkStatus();
 }
 
 absl::Status Operations::JournalChange(WorldEntry& entry, std::vector<v1::JournalRecord*> records) {

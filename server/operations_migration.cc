@@ -63,17 +63,38 @@ absl::Status Operations::FreezeWorld(const v1::FreezeWorldRequest& request, v1::
   // first, so the tick and hash replied are those of the last write acked.
   return (*entry)->Write([&](World& world) -> absl::Status {
     if (absl::Status s = (*entry)->Availability(); !s.ok()) return s;
-    if (request.thaw()) {
-      (*entry)->Thaw();
-    } else if (absl::Status s = (*entry)->Freeze(request.destination()); !s.ok()) {
-      return s;
-    }
+    absl::Status changed =
+        request.thaw() ? ThawLocked(**entry, world) : FreezeLocked(**entry, world, request.destination());
+    if (!changed.ok()) return changed;
     reply->set_tick(world.tick());
     reply->set_state_hash(world.StateHash());
     reply->set_history_ticks(static_cast<uint32_t>((*entry)->history().capacity()));
     reply->set_frozen((*entry)->frozen());
+    reply->set_epoch((*entry)->epoch());
     return absl::OkStatus();
   });
+}
+
+absl::Status Operations::FreezeLocked(WorldEntry& entry, const World& world, const std::string& destination) {
+  if (entry.frozen()) return entry.Freeze(destination);  // the same move again, or a refusal
+  // Journaled before it takes effect: a restart must find it frozen.
+  const uint64_t epoch = entry.epoch() + 1;
+  v1::JournalRecord record = MoveRecord(world, v1::WorldMove::FROZEN, destination, epoch);
+  if (absl::Status s = JournalMarker(entry, &record); !s.ok()) return s;
+  entry.set_epoch(epoch);
+  return entry.Freeze(destination);
+}
+
+absl::Status Operations::ThawLocked(WorldEntry& entry, const World& world) {
+  if (!entry.frozen()) return absl::OkStatus();
+  // A new epoch: should the move have happened after all, the two copies
+  // still differ in epoch, and the destination's is the one frozen here.
+  const uint64_t epoch = entry.epoch() + 1;
+  v1::JournalRecord record = MoveRecord(world, v1::WorldMove::THAWED, "", epoch);
+  if (absl::Status s = JournalMarker(entry, &record); !s.ok()) return s;
+  entry.set_epoch(epoch);
+  entry.Thaw();
+  return absl::OkStatus();
 }
 
 absl::Status Operations::ImportWorld(const v1::ImportWorldRequest& request, v1::ImportWorldResponse* reply) {
@@ -118,16 +139,35 @@ absl::StatusOr<std::shared_ptr<WorldEntry>> Operations::ReplayImport(const v1::I
         std::to_string(hash) + ", not the expected tick " + std::to_string(request.expected_tick()) +
         " with state hash " + std::to_string(request.expected_state_hash()));
   }
+  const auto [frozen, epoch] = entry->Read([&](const World&) { return std::make_pair(entry->frozen(), entry->epoch()); });
+  if (request.expected_epoch() != 0 && (!frozen || epoch != request.expected_epoch())) {
+    return absl::FailedPreconditionError(
+        "expected_epoch: the journal ends " +
+        (frozen ? "frozen at epoch " + std::to_string(epoch) : std::string("not frozen (an export of a live world)")) +
+        ", not frozen at epoch " + std::to_string(request.expected_epoch()) +
+        " (export again after the freeze whose epoch you name)");
+  }
   entry->Write([&](World&) { entry->journal().seq = replayer.last_seq(); });
   return entry;
 }
 
 absl::Status Operations::InstallImport(const std::shared_ptr<WorldEntry>& entry,
                                        const std::vector<v1::JournalRecord>& records) {
+  // The world is this instance's from here on: live, at the epoch it was
+  // frozen at (a copy of a live world: one past its source's).
+  const v1::JournalRecord arrived = entry->Write([&](World& world) {
+    const uint64_t epoch = entry->frozen() ? entry->epoch() : entry->epoch() + 1;
+    entry->set_epoch(epoch);
+    entry->Thaw();
+    v1::JournalRecord r = MoveRecord(world, v1::WorldMove::ARRIVED, "", epoch);
+    r.set_seq(++entry->journal().seq);
+    return r;
+  });
   int64_t key = -1;
   if (durability_.journal != nullptr) {
     std::vector<const v1::JournalRecord*> pointers;
     for (const v1::JournalRecord& r : records) pointers.push_back(&r);
+    pointers.push_back(&arrived);
     absl::StatusOr<int64_t> k = durability_.journal->ImportWorld(entry->id(), pointers);
     if (!k.ok()) return WithPrefix(k.status(), "journal: could not be written here: ");
     key = *k;

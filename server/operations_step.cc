@@ -66,7 +66,7 @@ absl::Status Operations::Step(const v1::StepRequest& request, v1::StepResponse* 
 
   WorldEntry& world_entry = **entry;
   return world_entry.WriteLive([&](World& world) -> absl::Status {
-    if (absl::Status s = CheckExpectedTick(request, world_entry, world); !s.ok()) return s;
+    if (absl::Status s = CheckExpected(request, world_entry, world); !s.ok()) return s;
     const auto started = std::chrono::steady_clock::now();
     for (size_t i = 0; i < command_count; ++i) {
       const std::string field = Indexed("commands", i) + ".update";
@@ -130,7 +130,7 @@ absl::Status Operations::Step(const v1::StepRequest& request, v1::StepResponse* 
       v1::JournalRecord checkpoint;
       const int64_t every = durability_.snapshot_every_ticks;
       if (every > 0 && world.tick() / every != start_tick / every) {
-        checkpoint = SnapshotRecord(world, /*restored=*/false);
+        checkpoint = SnapshotRecord(world, /*restored=*/false, world_entry.epoch());
         records.push_back(&checkpoint);
       }
       if (absl::Status s = JournalChange(world_entry, records); !s.ok()) return s;

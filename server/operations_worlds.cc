@@ -3,10 +3,12 @@
 #include "operations.h"
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -184,11 +186,21 @@ absl::Status Operations::DeleteWorld(const v1::DeleteWorldRequest& request, v1::
   if (!found.ok()) return found.status();
   // A frozen world is being moved: its delete ends the move on this
   // instance and leaves a tombstone naming where it went.
-  const auto [key, moved_to] = (*found)->Read([&](const World&) {
-    return std::make_pair((*found)->journal().key, (*found)->frozen() ? (*found)->destination() : std::string());
+  const auto [key, moved_to, epoch] = (*found)->Read([&](const World&) {
+    return std::make_tuple((*found)->journal().key,
+                           (*found)->frozen() ? (*found)->destination() : std::string(), (*found)->epoch());
   });
   if (durability_.journal != nullptr && key >= 0) {
-    if (absl::Status s = durability_.journal->DeleteWorld(key); !s.ok()) return s;
+    // The tombstone goes in the delete's transaction: a restart either
+    // still has the frozen world or knows where it went.
+    const int64_t until = std::chrono::duration_cast<std::chrono::seconds>(
+                              (std::chrono::system_clock::now() + registry_->limits().moved_tombstone)
+                                  .time_since_epoch())
+                              .count();
+    const MovedAway moved{request.world_id(), moved_to, epoch, until};
+    if (absl::Status s = durability_.journal->DeleteWorld(key, moved_to.empty() ? nullptr : &moved); !s.ok()) {
+      return s;
+    }
   }
   absl::StatusOr<std::shared_ptr<WorldEntry>> entry = registry_->Remove(request.world_id(), moved_to);
   if (!entry.ok()) return entry.status();

@@ -173,6 +173,22 @@ absl::Status Replayer::Query(const v1::JournalRecord& record) {
   return absl::DataLossError("journal record after " + std::to_string(record.seq()) + ": a query of no known kind");
 }
 
+absl::Status Replayer::ApplyMove(const v1::WorldMove& move) {
+  return entry_->Write([&](World&) -> absl::Status {
+    switch (move.kind()) {
+      case v1::WorldMove::FROZEN:
+        entry_->Thaw();  // a freeze is recorded only on a live world
+        if (absl::Status s = entry_->Freeze(move.destination()); !s.ok()) return s;
+        break;
+      case v1::WorldMove::THAWED:
+      case v1::WorldMove::ARRIVED: entry_->Thaw(); break;
+      default: return absl::DataLossError("a move record of no known kind");
+    }
+    entry_->set_epoch(move.epoch());
+    return absl::OkStatus();
+  });
+}
+
 absl::Status Replayer::Apply(const v1::JournalRecord& record) {
   ++report_.records;
   const std::string at = "journal record " + std::to_string(record.seq()) + ": ";
@@ -193,6 +209,7 @@ absl::Status Replayer::Apply(const v1::JournalRecord& record) {
         operations_.AdoptWorld(world_id_, history_ticks_, record.snapshot().snapshot());
     if (!entry.ok()) return absl::DataLossError(at + std::string(entry.status().message()));
     entry_ = *entry;
+    entry_->Write([&](World&) { entry_->set_epoch(record.snapshot().epoch()); });
     last_seq_ = record.seq();
     report_.first_tick = entry_->Read([](const World& world) { return world.tick(); });
     report_.last_tick = report_.first_tick;
@@ -261,6 +278,7 @@ absl::Status Replayer::Apply(const v1::JournalRecord& record) {
       }
       break;
     }
+    case v1::JournalRecord::kMove: applied = ApplyMove(record.move()); break;
     default: return absl::DataLossError(at + "a record of no known kind");
   }
   if (!applied.ok()) {

@@ -84,6 +84,8 @@ class Replayer {
   absl::Status Diverged(int64_t tick, uint64_t recorded, uint64_t replayed, std::string what);
   absl::Status CompareCheckpoint(const v1::JournalRecord& record);
   absl::Status Query(const v1::JournalRecord& record);
+  /// A move record: the replayed world ends frozen (or live) at its epoch.
+  absl::Status ApplyMove(const v1::WorldMove& move);
 
   Operations operations_;
   const Mode mode_;

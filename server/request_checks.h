@@ -51,12 +51,26 @@ absl::Status InChunks(size_t count, const CancelFn& cancelled, Collect collect) 
 }
 
 // Safe retries (arbiter.proto): a change sent for tick T is refused once
-// the world is elsewhere, so a resent step cannot run twice.
+// the world is elsewhere, so a resent step cannot run twice; one sent for
+// epoch E is refused by a copy at another epoch, so a stale owner (a copy
+// thawed after the world moved on) cannot acknowledge it. The epoch is
+// checked first: a probe naming an impossible tick and epoch E learns,
+// from which of the two it is refused for, whether the copy takes writes at
+// E (tests/fleet/chaos_test.cc). Under the world lock.
 template <class Request>
-absl::Status CheckExpectedTick(const Request& request, const WorldEntry& entry, const World& world) {
-  if (!request.has_expected_tick() || request.expected_tick() == world.tick()) return absl::OkStatus();
-  return absl::FailedPreconditionError("expected_tick: " + std::to_string(request.expected_tick()) + ", but world '" +
-                                       entry.id() + "' is at tick " + std::to_string(world.tick()));
+absl::Status CheckExpected(const Request& request, const WorldEntry& entry, const World& world) {
+  if (request.has_expected_epoch() && request.expected_epoch() != entry.epoch()) {
+    return absl::FailedPreconditionError("expected_epoch: " + std::to_string(request.expected_epoch()) +
+                                         ", but world '" + entry.id() + "' is at epoch " +
+                                         std::to_string(entry.epoch()) +
+                                         " (it moved or was thawed since: ask its owner for the epoch)");
+  }
+  if (request.has_expected_tick() && request.expected_tick() != world.tick()) {
+    return absl::FailedPreconditionError("expected_tick: " + std::to_string(request.expected_tick()) +
+                                         ", but world '" + entry.id() + "' is at tick " +
+                                         std::to_string(world.tick()));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace arbiter::server

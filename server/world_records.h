@@ -19,7 +19,11 @@ namespace arbiter::server {
 void FillWorldInfo(const std::string& id, uint32_t history_ticks, int64_t oldest_tick, const World& world,
                    bool with_hash, v1::WorldInfo* out);
 void FillWorldInfo(const WorldEntry& entry, const World& world, bool with_hash, v1::WorldInfo* out);
-/// A snapshot record of `world` at its tick (`restored`: made by Restore).
-v1::JournalRecord SnapshotRecord(const World& world, bool restored);
+/// A snapshot record of `world` at its tick (`restored`: made by Restore),
+/// with the world's epoch (WorldEntry::epoch).
+v1::JournalRecord SnapshotRecord(const World& world, bool restored, uint64_t epoch);
+/// The journal record of a move step (FreezeWorld, thaw, ImportWorld).
+v1::JournalRecord MoveRecord(const World& world, v1::WorldMove::Kind kind, const std::string& destination,
+                             uint64_t epoch);
 
 }  // namespace arbiter::server

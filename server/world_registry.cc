@@ -157,6 +157,13 @@ absl::StatusOr<std::shared_ptr<WorldEntry>> WorldRegistry::Remove(std::string_vi
   return entry;
 }
 
+void WorldRegistry::RestoreTombstone(const std::string& id, const std::string& moved_to,
+                                     std::chrono::seconds remaining) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (worlds_.find(id) != worlds_.end()) return;  // the world is here again
+  tombstones_[id] = Tombstone{moved_to, std::chrono::steady_clock::now() + remaining};
+}
+
 std::vector<std::shared_ptr<WorldEntry>> WorldRegistry::List() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::vector<std::shared_ptr<WorldEntry>> out;

@@ -122,6 +122,11 @@ class WorldEntry {
   bool frozen() const { return frozen_.load(); }
   /// Where a frozen world is going; under the world lock.
   const std::string& destination() const { return destination_; }
+  /// The world's ownership generation (WorldInfo.epoch): raised by each
+  /// freeze and thaw, journaled with them and in every snapshot record.
+  /// Under the world lock.
+  uint64_t epoch() const { return epoch_; }
+  void set_epoch(uint64_t epoch) { epoch_ = epoch; }
 
   /// Runs fn(const World&) under the shared lock if it is free right now
   /// (no writer holds or awaits it); returns false without running fn
@@ -213,6 +218,7 @@ class WorldEntry {
   std::atomic<State> state_;
   std::atomic<bool> frozen_{false};
   std::string destination_;  // set under the exclusive lock, with frozen_
+  uint64_t epoch_ = 0;       // under the world lock
   std::string offline_reason_;  // set before state_ becomes kOffline
   mutable RwLock lock_;
   World world_;
@@ -272,6 +278,9 @@ class WorldRegistry {
   /// With `moved_to`, leaves a tombstone (RegistryLimits::moved_tombstone)
   /// and closes the watchers with the UNAVAILABLE "moved" status instead.
   absl::StatusOr<std::shared_ptr<WorldEntry>> Remove(std::string_view id, const std::string& moved_to = "");
+  /// A tombstone read back from the journal at start (Journal::Tombstones):
+  /// calls naming `id` get the "moved" status for `remaining` more.
+  void RestoreTombstone(const std::string& id, const std::string& moved_to, std::chrono::seconds remaining);
   /// Every live world, by id.
   std::vector<std::shared_ptr<WorldEntry>> List() const;
   /// Server shutdown: ends every watcher with `status` and refuses new worlds.

@@ -37,13 +37,15 @@ const std::vector<CommandSpec>& Commands() {
        "--replace deletes a world of that name first (asks, or needs --yes without a terminal).",
        {"batch"}, {"replace", "yes"}, RunLoad},
       {"delete", "[--yes]", "delete the world (says what it deletes; --yes without a terminal)", "", {}, {"yes"}, RunDelete},
-      {"migrate", "--world W --from HOST:PORT --to HOST:PORT | --world W --from HOST:PORT --thaw",
+      {"migrate", "--world W --from HOST:PORT --to HOST:PORT [--resume | --thaw] | --world W --from HOST:PORT --thaw",
        "move a world to another instance of a fleet, with its history (docs/fleet.md)",
-       "Freezes W on --from (writes get UNAVAILABLE, retryable; reads go on), copies its journal from the\n"
-       "snapshot its history window starts at, replays it on --to, checks the state hash, then deletes it on\n"
-       "--from (which answers UNAVAILABLE \"moved to\" for a while). Prints how long writes were refused.\n"
-       "A failure after the freeze thaws --from again; --thaw does that by hand. Needs the admin role.",
-       {"from", "to"}, {"thaw"}, RunMigrate},
+       "Freezes W on --from, durably (writes get UNAVAILABLE, retryable; reads go on), copies its journal\n"
+       "from the snapshot its history window starts at, replays it on --to, checks the state hash and epoch,\n"
+       "then deletes it on --from (which answers UNAVAILABLE \"moved to\" for a while). Prints how long\n"
+       "writes were refused. A refused import thaws --from again; one whose outcome is unknown leaves it\n"
+       "frozen. --resume finishes a move cut short (a crash of either side); --thaw undoes one (with --to,\n"
+       "only once --to is known not to serve W at the frozen epoch). Needs the admin role.",
+       {"from", "to"}, {"thaw", "resume"}, RunMigrate},
       {"rebalance", "--instances H1,H2,... [--drain H] [--yes]",
        "move every world whose owner under the proxy's consistent hash changed",
        "--instances: every instance, spelt as in the nginx `server` lines (the ring hashes those strings);\n"

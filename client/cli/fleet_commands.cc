@@ -35,6 +35,7 @@ Json ReportJson(const std::string& world, const std::string& from, const std::st
             {"to", to},
             {"tick", r.tick},
             {"state_hash", Hex(r.state_hash)},
+            {"epoch", r.epoch},
             {"records", r.records},
             {"export_bytes", r.export_bytes},
             {"write_refusal_ms", Millis(r.write_refusal)},
@@ -46,18 +47,28 @@ Json ReportJson(const std::string& world, const std::string& from, const std::st
 
 void PrintReport(const std::string& world, const std::string& from, const std::string& to,
                  const client::MigrationReport& r) {
-  std::printf("moved world %s from %s to %s at tick %" PRId64 " (state hash %s): %" PRIu64 " records, %" PRIu64
-              " bytes; writes refused for %.1f ms (export %.1f ms, import %.1f ms)\n",
-              world.c_str(), from.c_str(), to.c_str(), r.tick, Hex(r.state_hash).c_str(), r.records, r.export_bytes,
-              Millis(r.write_refusal), Millis(r.export_time), Millis(r.import_time));
+  if (r.resumed_after_import) {
+    std::printf("finished moving world %s from %s to %s: it serves there at tick %" PRId64
+                " (state hash %s, epoch %" PRIu64 "); the source's copy is gone\n",
+                world.c_str(), from.c_str(), to.c_str(), r.tick, Hex(r.state_hash).c_str(), r.epoch);
+  } else {
+    std::printf("moved world %s from %s to %s at tick %" PRId64 " (state hash %s, epoch %" PRIu64 "): %" PRIu64
+                " records, %" PRIu64 " bytes; writes refused for %.1f ms (export %.1f ms, import %.1f ms)\n",
+                world.c_str(), from.c_str(), to.c_str(), r.tick, Hex(r.state_hash).c_str(), r.epoch, r.records,
+                r.export_bytes, Millis(r.write_refusal), Millis(r.export_time), Millis(r.import_time));
+  }
   if (!r.warning.empty()) std::fprintf(stderr, "arbiter migrate: warning: %s\n", r.warning.c_str());
 }
 
-// Moves one world; prints the report; 0 on success.
-int MoveOne(const Context& c, const std::string& world, const std::string& from, const std::string& to) {
+// Moves one world (or, with `resume`, finishes a move cut short); prints
+// the report; 0 on success.
+int MoveOne(const Context& c, const std::string& world, const std::string& from, const std::string& to,
+            bool resume = false) {
   std::unique_ptr<client::ArbiterClient> source = client::ArbiterClient::Connect(from, c.options);
   std::unique_ptr<client::ArbiterClient> destination = client::ArbiterClient::Connect(to, c.options);
-  absl::StatusOr<client::MigrationReport> report = client::MigrateWorld(*source, *destination, world, to);
+  absl::StatusOr<client::MigrationReport> report = resume
+                                                       ? client::ResumeMigration(*source, *destination, world, to)
+                                                       : client::MigrateWorld(*source, *destination, world, to);
   if (!report.ok()) return Fail(c, report.status());
   if (c.json) {
     PrintJson(ReportJson(world, from, to, *report));
@@ -67,14 +78,18 @@ int MoveOne(const Context& c, const std::string& world, const std::string& from,
   return report->warning.empty() ? 0 : 1;
 }
 
+// With --to, only once the destination is known not to serve the world
+// at the epoch it was frozen at (client::ThawWorld).
 int Thaw(const Context& c, const std::string& from) {
-  v1::FreezeWorldRequest thaw;
-  thaw.set_world_id(c.world);
-  thaw.set_thaw(true);
-  absl::StatusOr<v1::FreezeWorldResponse> reply = client::ArbiterClient::Connect(from, c.options)->FreezeWorld(thaw);
+  std::unique_ptr<client::ArbiterClient> source = client::ArbiterClient::Connect(from, c.options);
+  std::unique_ptr<client::ArbiterClient> destination;
+  if (c.args->Has("to") && !c.args->Get("to", "").empty()) {
+    destination = client::ArbiterClient::Connect(WithDefaultPort(c.args->Get("to", "")), c.options);
+  }
+  absl::StatusOr<v1::FreezeWorldResponse> reply = client::ThawWorld(*source, destination.get(), c.world);
   if (!reply.ok()) return Fail(c, reply.status());
-  std::printf("world %s on %s accepts writes again (tick %" PRId64 ")\n", c.world.c_str(), from.c_str(),
-              reply->tick());
+  std::printf("world %s on %s accepts writes again (tick %" PRId64 ", epoch %" PRIu64 ")\n", c.world.c_str(),
+              from.c_str(), reply->tick(), reply->epoch());
   return 0;
 }
 
@@ -84,11 +99,12 @@ int RunMigrate(const Context& c) {
   if (!c.args->Has("world")) return Usage(c, "--world: required (the world to move)");
   if (!c.args->Has("from") || c.args->Get("from", "").empty()) return Usage(c, "--from: required (HOST:PORT)");
   const std::string from = WithDefaultPort(c.args->Get("from", ""));
+  if (c.args->Has("thaw") && c.args->Has("resume")) return Usage(c, "--thaw, --resume: one or the other");
   if (c.args->Has("thaw")) return Thaw(c, from);
   if (!c.args->Has("to") || c.args->Get("to", "").empty()) return Usage(c, "--to: required (HOST:PORT)");
   const std::string to = WithDefaultPort(c.args->Get("to", ""));
   if (to == from) return Usage(c, "--to: the same instance as --from");
-  return MoveOne(c, c.world, from, to);
+  return MoveOne(c, c.world, from, to, c.args->Has("resume"));
 }
 
 int RunWorldsAcross(const Context& c) {

@@ -217,6 +217,87 @@ TEST_F(FleetMoves, FailedMoves_LeaveTheWorldServingWhereItWas) {
   EXPECT_THAT(proxy->Step(OneTick("staying")), IsOk()) << "thawed: the source takes writes again";
 }
 
+// Retries a read on an instance that is replaying its journal.
+absl::StatusOr<v1::WorldInfo> DescribeWhenBack(client::ArbiterClient& c, const std::string& world) {
+  v1::DescribeWorldRequest r;
+  r.set_world_id(world);
+  absl::StatusOr<v1::DescribeWorldResponse> d = c.DescribeWorld(r);
+  for (int attempt = 0; attempt < 400 && !d.ok() && d.status().message().find("not back yet") != std::string::npos;
+       ++attempt) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    d = c.DescribeWorld(r);
+  }
+  if (!d.ok()) return d.status();
+  return d->world();
+}
+
+// The crash points of a move with real processes and SIGKILL: the source
+// killed after the destination imported (it comes back frozen, not live,
+// and `migrate --resume` finishes the move), the destination killed after
+// its import (it comes back serving the world at the frozen epoch), and
+// the source killed after the move (its tombstone is still there).
+TEST_F(FleetMoves, KilledMidMove_TheSourceComesBackFrozen_AndResumeFinishesTheMove) {
+  std::unique_ptr<client::ArbiterClient> proxy = Connect(proxy_);
+  ASSERT_THAT(proxy->CreateWorld(SmallWorld("crashing")), IsOk());
+  for (int i = 0; i < 5; ++i) ASSERT_THAT(proxy->Step(OneTick("crashing")), IsOk());
+  const int a = OwnerOf("crashing");
+  ASSERT_GE(a, 0);
+  const int b = (a + 1) % kInstances;
+  const std::string from = instances_[a], to = instances_[b];
+  v1::FreezeWorldRequest freeze;
+  freeze.set_world_id("crashing");
+  freeze.set_destination(to);
+  absl::StatusOr<v1::FreezeWorldResponse> frozen = Connect(from)->FreezeWorld(freeze);
+  ASSERT_THAT(frozen, IsOk());
+  v1::ExportJournalRequest ex;
+  ex.set_world_id("crashing");
+  absl::StatusOr<std::string> file = Connect(from)->ExportJournal(ex);
+  ASSERT_THAT(file, IsOk());
+  v1::ImportWorldRequest import;
+  import.set_world_id("crashing");
+  import.set_journal(*file);
+  import.set_expected_tick(frozen->tick());
+  import.set_expected_state_hash(frozen->state_hash());
+  import.set_expected_epoch(frozen->epoch());
+  ASSERT_THAT(Connect(to)->ImportWorld(import), IsOk());
+
+  // Both instances die before the source's copy is deleted.
+  ASSERT_EQ(Cluster("kill " + dir_.string() + " " + std::to_string(a)), 0);
+  ASSERT_EQ(Cluster("kill " + dir_.string() + " " + std::to_string(b)), 0);
+  ASSERT_EQ(Cluster("restart " + dir_.string() + " " + std::to_string(a)), 0);
+  ASSERT_EQ(Cluster("restart " + dir_.string() + " " + std::to_string(b)), 0);
+  absl::StatusOr<v1::WorldInfo> on_a = DescribeWhenBack(*Connect(from), "crashing");
+  absl::StatusOr<v1::WorldInfo> on_b = DescribeWhenBack(*Connect(to), "crashing");
+  ASSERT_THAT(on_a, IsOk());
+  ASSERT_THAT(on_b, IsOk());
+  EXPECT_EQ(on_a->moving_to(), to) << "the source comes back frozen";
+  EXPECT_EQ(on_a->epoch(), frozen->epoch());
+  EXPECT_TRUE(on_b->moving_to().empty()) << "the destination comes back serving";
+  EXPECT_EQ(on_b->epoch(), frozen->epoch());
+  EXPECT_EQ(on_b->state_hash(), frozen->state_hash());
+  // One writer: the write probe is refused on the source, taken on the destination.
+  v1::StepRequest probe = OneTick("crashing");
+  const absl::Status refused = Connect(from)->Step(probe).status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kUnavailable) << refused;
+  EXPECT_THAT(std::string(refused.message()), HasSubstr("is moving to " + to));
+
+  std::string output;
+  EXPECT_EQ(Cli("migrate --world crashing --from " + from + " --to " + to + " --thaw", &output), 1 << 8) << output;
+  EXPECT_THAT(output, HasSubstr("the move happened; finish it with --resume"));
+  output.clear();
+  ASSERT_EQ(Cli("migrate --world crashing --from " + from + " --to " + to + " --resume", &output), 0) << output;
+  EXPECT_THAT(output, HasSubstr("finished moving world crashing from " + from + " to " + to));
+  EXPECT_EQ(OwnerOf("crashing"), b);
+  EXPECT_THAT(Connect(to)->Step(probe), IsOk());
+
+  // The tombstone is in the source's journal: it outlives another kill.
+  ASSERT_EQ(Cluster("kill " + dir_.string() + " " + std::to_string(a)), 0);
+  ASSERT_EQ(Cluster("restart " + dir_.string() + " " + std::to_string(a)), 0);
+  absl::StatusOr<v1::WorldInfo> gone = DescribeWhenBack(*Connect(from), "crashing");
+  EXPECT_EQ(gone.status().code(), absl::StatusCode::kUnavailable) << gone.status();
+  EXPECT_THAT(std::string(gone.status().message()), HasSubstr("moved to " + to));
+}
+
 // A fleet of its own: the moves above leave worlds off their hash owners.
 class FleetRebalance : public FleetMoves {};
 

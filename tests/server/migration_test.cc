@@ -196,6 +196,201 @@ TEST(MigrationTest, RefusedImports_ChangeNothing_AndTheSourceKeepsServing) {
   EXPECT_THAT(a.client().Step(OneTick("w")), IsOk());
 }
 
+// A world's epoch and where it is moving, as DescribeWorld tells them.
+std::pair<uint64_t, std::string> EpochAndMove(client::ArbiterClient& c, const std::string& world) {
+  v1::DescribeWorldRequest r;
+  r.set_world_id(world);
+  absl::StatusOr<v1::DescribeWorldResponse> d = c.DescribeWorld(r);
+  if (!d.ok()) {
+    ADD_FAILURE() << d.status();
+    return {0, ""};
+  }
+  return {d->world().epoch(), d->world().moving_to()};
+}
+
+// Stages 2 and 3 of a move by hand (as MigrateWorld runs them).
+absl::StatusOr<v1::ImportWorldResponse> ExportAndImport(client::ArbiterClient& from, client::ArbiterClient& to,
+                                                        const std::string& world, const v1::FreezeWorldResponse& frozen,
+                                                        uint64_t expected_epoch) {
+  v1::ExportJournalRequest ex;
+  ex.set_world_id(world);
+  absl::StatusOr<std::string> file = from.ExportJournal(ex);
+  if (!file.ok()) return file.status();
+  v1::ImportWorldRequest import;
+  import.set_world_id(world);
+  import.set_journal(*file);
+  import.set_expected_tick(frozen.tick());
+  import.set_expected_state_hash(frozen.state_hash());
+  import.set_expected_epoch(expected_epoch);
+  return to.ImportWorld(import);
+}
+
+// Each point a move can be cut short at (here by stopping the server, which
+// keeps only what its journal holds), and what comes back: never a second
+// live copy, and a resume or a thaw that finishes or undoes the move.
+TEST(MigrationTest, DurableMoves_ARestartedSourceComesBackFrozenOrMoved_NeverLive) {
+  TempDir dir_a, dir_b;
+  LiveServer b(Journaled(dir_b));
+  const std::string to = b.address();
+  v1::FreezeWorldRequest freeze;
+  freeze.set_world_id("w");
+  freeze.set_destination(to);
+  std::pair<int64_t, uint64_t> at;
+  {
+    LiveServer a(Journaled(dir_a));
+    ASSERT_THAT(a.client().CreateWorld(SmallWorld("w")), IsOk());
+    ASSERT_THAT(a.client().Step(OneTick("w")), IsOk());
+    EXPECT_EQ(EpochAndMove(a.client(), "w"), std::make_pair(uint64_t{0}, std::string()));
+    absl::StatusOr<v1::FreezeWorldResponse> frozen = a.client().FreezeWorld(freeze);
+    ASSERT_THAT(frozen, IsOk());
+    EXPECT_EQ(frozen->epoch(), 1u);
+    at = WorldTickAndHash(a.client(), "w");
+  }
+  {
+    // Cut short after the freeze: frozen still, reads answered.
+    LiveServer a(Journaled(dir_a));
+    EXPECT_EQ(EpochAndMove(a.client(), "w"), std::make_pair(uint64_t{1}, to));
+    EXPECT_EQ(WorldTickAndHash(a.client(), "w"), at);
+    const absl::Status refused = a.client().Step(OneTick("w")).status();
+    EXPECT_EQ(refused.code(), absl::StatusCode::kUnavailable) << refused;
+    EXPECT_THAT(std::string(refused.message()), HasSubstr("is moving to " + to));
+    // Undone by hand, knowing the destination does not hold it: a new epoch.
+    absl::StatusOr<v1::FreezeWorldResponse> thawed = client::ThawWorld(a.client(), &b.client(), "w");
+    ASSERT_THAT(thawed, IsOk());
+    EXPECT_EQ(thawed->epoch(), 2u);
+    EXPECT_FALSE(thawed->frozen());
+  }
+  v1::FreezeWorldResponse frozen;
+  {
+    LiveServer a(Journaled(dir_a));
+    EXPECT_EQ(EpochAndMove(a.client(), "w"), std::make_pair(uint64_t{2}, std::string())) << "the thaw is durable";
+    ASSERT_THAT(a.client().Step(OneTick("w")), IsOk());
+    absl::StatusOr<v1::FreezeWorldResponse> f = a.client().FreezeWorld(freeze);
+    ASSERT_THAT(f, IsOk());
+    frozen = *f;
+    EXPECT_EQ(frozen.epoch(), 3u);
+    // An import must name the epoch the journal ends frozen at.
+    absl::StatusOr<v1::ImportWorldResponse> stale = ExportAndImport(a.client(), b.client(), "w", frozen, 1);
+    EXPECT_EQ(stale.status().code(), absl::StatusCode::kFailedPrecondition) << stale.status();
+    EXPECT_THAT(std::string(stale.status().message()), HasSubstr("expected_epoch: the journal ends frozen at epoch 3"));
+    absl::StatusOr<v1::ImportWorldResponse> imported = ExportAndImport(a.client(), b.client(), "w", frozen, 3);
+    ASSERT_THAT(imported, IsOk());
+    EXPECT_EQ(imported->world().epoch(), 3u);
+    EXPECT_TRUE(imported->world().moving_to().empty());
+    // Cut short before the source's delete.
+  }
+  {
+    LiveServer a(Journaled(dir_a));
+    EXPECT_EQ(EpochAndMove(a.client(), "w"), std::make_pair(uint64_t{3}, to)) << "frozen, not live";
+    EXPECT_EQ(a.client().Step(OneTick("w")).status().code(), absl::StatusCode::kUnavailable);
+    absl::StatusOr<v1::FreezeWorldResponse> thaw = client::ThawWorld(a.client(), &b.client(), "w");
+    EXPECT_EQ(thaw.status().code(), absl::StatusCode::kFailedPrecondition) << "the move happened";
+    EXPECT_THAT(std::string(thaw.status().message()), HasSubstr("--resume"));
+    absl::StatusOr<client::MigrationReport> resumed = client::ResumeMigration(a.client(), b.client(), "w", to);
+    ASSERT_THAT(resumed, IsOk());
+    EXPECT_TRUE(resumed->resumed_after_import);
+    EXPECT_TRUE(resumed->warning.empty()) << resumed->warning;
+    EXPECT_EQ(std::make_pair(resumed->tick, resumed->state_hash), WorldTickAndHash(b.client(), "w"));
+  }
+  // The tombstone went with the delete, in one transaction.
+  LiveServer a(Journaled(dir_a));
+  EXPECT_TRUE(a.server().recovered().empty());
+  v1::GetStateHashRequest hash;
+  hash.set_world_id("w");
+  const absl::Status gone = a.client().GetStateHash(hash).status();
+  EXPECT_EQ(gone.code(), absl::StatusCode::kUnavailable) << gone;
+  EXPECT_THAT(std::string(gone.message()), HasSubstr("moved to " + to));
+  EXPECT_THAT(b.client().Step(OneTick("w")), IsOk()) << "one writer: the destination";
+  EXPECT_EQ(EpochAndMove(b.client(), "w"), std::make_pair(uint64_t{3}, std::string()));
+}
+
+TEST(MigrationTest, Resume_AfterACrashBeforeTheImport_RunsTheImportAgain) {
+  TempDir dir_a, dir_b;
+  LiveServer b(Journaled(dir_b));
+  MatchScript match("match", 11);
+  std::pair<int64_t, uint64_t> at;
+  {
+    LiveServer a(Journaled(dir_a));
+    ASSERT_THAT(a.client().CreateWorld(match.Create(/*history_ticks=*/30)), IsOk());
+    ASSERT_NO_FATAL_FAILURE(Play(a.client(), match, 80));
+    v1::FreezeWorldRequest freeze;
+    freeze.set_world_id("match");
+    freeze.set_destination(b.address());
+    ASSERT_THAT(a.client().FreezeWorld(freeze), IsOk());
+    at = WorldTickAndHash(a.client(), "match");
+  }
+  LiveServer a(Journaled(dir_a));
+  absl::StatusOr<client::MigrationReport> wrong =
+      client::ResumeMigration(a.client(), b.client(), "match", "10.9.9.9:50051");
+  EXPECT_EQ(wrong.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(wrong.status().message()), HasSubstr("is moving to " + b.address()));
+  absl::StatusOr<client::MigrationReport> resumed = client::ResumeMigration(a.client(), b.client(), "match", b.address());
+  ASSERT_THAT(resumed, IsOk());
+  EXPECT_FALSE(resumed->resumed_after_import);
+  EXPECT_GT(resumed->records, 0u);
+  EXPECT_EQ(std::make_pair(resumed->tick, resumed->state_hash), at);
+  EXPECT_EQ(WorldTickAndHash(b.client(), "match"), at);
+  EXPECT_EQ(EpochAndMove(b.client(), "match"), std::make_pair(uint64_t{1}, std::string()));
+  // Nothing left to resume: the source no longer holds it.
+  EXPECT_FALSE(client::ResumeMigration(a.client(), b.client(), "match", b.address()).ok());
+  // A world that is not frozen has no move to resume.
+  ASSERT_THAT(a.client().CreateWorld(SmallWorld("live")), IsOk());
+  absl::StatusOr<client::MigrationReport> none = client::ResumeMigration(a.client(), b.client(), "live", b.address());
+  EXPECT_EQ(none.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(none.status().message()), HasSubstr("is not frozen there"));
+}
+
+// Writes that name the epoch their writer learned from the owner: even two
+// live copies (the operator thawed the source without asking the
+// destination) cannot both acknowledge them, and a refused one changes
+// nothing. Journaled with the field, they replay on a restart.
+TEST(MigrationTest, ExpectedEpoch_FencesAStaleCopy_AndReplays) {
+  TempDir dir_a, dir_b;
+  LiveServer a(Journaled(dir_a));
+  v1::FreezeWorldResponse frozen;
+  std::pair<int64_t, uint64_t> on_b;
+  {
+    LiveServer b(Journaled(dir_b));
+    ASSERT_THAT(a.client().CreateWorld(SmallWorld("w")), IsOk());
+    ASSERT_THAT(a.client().Step(OneTick("w")), IsOk());
+    v1::FreezeWorldRequest freeze;
+    freeze.set_world_id("w");
+    freeze.set_destination(b.address());
+    absl::StatusOr<v1::FreezeWorldResponse> f = a.client().FreezeWorld(freeze);
+    ASSERT_THAT(f, IsOk());
+    frozen = *f;
+    ASSERT_THAT(ExportAndImport(a.client(), b.client(), "w", frozen, frozen.epoch()), IsOk());
+    // The operator's word, without asking the destination: two live copies.
+    absl::StatusOr<v1::FreezeWorldResponse> thawed = client::ThawWorld(a.client(), nullptr, "w");
+    ASSERT_THAT(thawed, IsOk());
+    ASSERT_NE(thawed->epoch(), frozen.epoch());
+
+    v1::StepRequest step = OneTick("w");
+    step.set_expected_epoch(frozen.epoch());
+    const auto before = WorldTickAndHash(a.client(), "w");
+    const absl::Status stale = a.client().Step(step).status();
+    EXPECT_EQ(stale.code(), absl::StatusCode::kFailedPrecondition) << stale;
+    EXPECT_THAT(std::string(stale.message()),
+                HasSubstr("expected_epoch: " + std::to_string(frozen.epoch()) + ", but world 'w' is at epoch " +
+                          std::to_string(thawed->epoch())));
+    EXPECT_EQ(WorldTickAndHash(a.client(), "w"), before) << "a refused write changes nothing";
+    v1::AddBodiesRequest add;
+    add.set_world_id("w");
+    add.set_expected_epoch(frozen.epoch());
+    *add.add_bodies() = client::MakeBody(99, v1::BODY_TYPE_DYNAMIC, 3, 3, client::MakeCircle(1));
+    EXPECT_EQ(a.client().AddBodies(add).status().code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_THAT(b.client().AddBodies(add), IsOk()) << "the owner at that epoch takes it";
+    EXPECT_THAT(b.client().Step(step), IsOk());
+    step.set_expected_epoch(thawed->epoch());
+    EXPECT_EQ(b.client().Step(step).status().code(), absl::StatusCode::kFailedPrecondition);
+    on_b = WorldTickAndHash(b.client(), "w");
+  }
+  LiveServer b(Journaled(dir_b));
+  ASSERT_THAT(b.server().recovered(), ::testing::ElementsAre("w"));
+  EXPECT_EQ(WorldTickAndHash(b.client(), "w"), on_b) << "the fenced writes replay";
+  EXPECT_EQ(EpochAndMove(b.client(), "w"), std::make_pair(frozen.epoch(), std::string()));
+}
+
 TEST(MigrationTest, OnlyAdminsMayFreezeOrImport) {
   TempDir dir;
   const std::string tokens = dir.File("tokens");

@@ -4,7 +4,8 @@
 // routes by world id (issue 16; docker/nginx/, docs/fleet.md):
 //  - MigrateWorld moves one world from one instance to another
 //    (FreezeWorld, ExportJournal, ImportWorld, DeleteWorld: arbiter.proto
-//    "Moving a world");
+//    "Moving a world"); ResumeMigration finishes a move that was cut
+//    short, and ThawWorld undoes one that did not happen;
 //  - ListWorldsAcross asks every instance of a known list (ListWorlds goes
 //    to one instance, so through the proxy it would show one instance's);
 //  - ConsistentHashRing says which instance nginx's
@@ -27,6 +28,10 @@ namespace arbiter::client {
 struct MigrationReport {
   int64_t tick = 0;         ///< the tick the world was frozen at (and serves at on the destination)
   uint64_t state_hash = 0;  ///< its state hash there
+  uint64_t epoch = 0;       ///< the epoch it was frozen at (and serves at on the destination)
+  /// ResumeMigration only: the destination held the world already, so
+  /// only the source's copy had to go.
+  bool resumed_after_import = false;
   uint64_t records = 0;     ///< journal records replayed on the destination
   uint64_t export_bytes = 0;
   /// From the freeze on the source to the destination serving: the window
@@ -41,12 +46,36 @@ struct MigrationReport {
 
 /// Moves `world_id` from `from` to `to` (admin on both). `to_address` is
 /// named in the source's refusals and tombstone. Before anything changes:
-/// ALREADY_EXISTS when the destination holds the world already. A failure
-/// after the freeze thaws the source again, so the world keeps serving
-/// there; if even that fails the message says how to thaw it by hand
-/// (`arbiter migrate --world W --from A --thaw`).
+/// ALREADY_EXISTS when the destination holds the world already. After the
+/// freeze (durable on the source, at a new epoch E):
+///  - an export that fails, or an import the destination refused
+///    (validation, limits, roles: nothing changed there), thaws the source
+///    again, so the world keeps serving there;
+///  - an import whose outcome is unknown (UNAVAILABLE, DEADLINE_EXCEEDED,
+///    INTERNAL, ...) asks the destination: the world live there at epoch E
+///    means it arrived, and the move goes on; otherwise the source stays
+///    frozen (refusing writes, never serving twice) and the error says to
+///    run ResumeMigration (`arbiter migrate ... --resume`).
+/// If the source's copy cannot be deleted at the end the report's warning
+/// says so (the source stays frozen; ResumeMigration deletes it).
 absl::StatusOr<MigrationReport> MigrateWorld(ArbiterClient& from, ArbiterClient& to, const std::string& world_id,
                                              const std::string& to_address);
+
+/// Finishes a move cut short (a crash of either instance or of the client
+/// after the freeze): the source must hold the world frozen, moving to
+/// `to_address` (FAILED_PRECONDITION otherwise). If the destination holds it
+/// at the freeze's epoch only the source's copy goes; if it does not hold
+/// it, the export and import run again first; at another epoch, nothing
+/// changes (FAILED_PRECONDITION: two copies, keep one by hand).
+absl::StatusOr<MigrationReport> ResumeMigration(ArbiterClient& from, ArbiterClient& to, const std::string& world_id,
+                                                const std::string& to_address);
+
+/// Undoes a freeze (FreezeWorld with thaw). With `to` (the destination),
+/// first checks that it does not serve the world at the epoch frozen on
+/// the source (FAILED_PRECONDITION: the move happened, resume it instead)
+/// and that it answers at all; null thaws without asking.
+absl::StatusOr<v1::FreezeWorldResponse> ThawWorld(ArbiterClient& from, ArbiterClient* to,
+                                                  const std::string& world_id);
 
 /// One instance's answer to ListWorlds, within a fleet listing.
 struct FleetWorld {
