@@ -1,6 +1,9 @@
 #include "arbiter_service.h"
 #include "world_metadata.h"
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -8,6 +11,7 @@
 #include <utility>
 
 #include "status_convert.h"
+#include "world_import.h"
 
 namespace arbiter::server {
 namespace {
@@ -338,6 +342,7 @@ class ArbiterService::ExportReactor final : public grpc::ServerWriteReactor<v1::
     chunk_.set_data(file_.data() + offset_, n);
     chunk_.set_total_bytes(file_.size());
     offset_ += n;
+    if (offset_ == file_.size()) chunk_.set_file_hash(XXH64(file_.data(), file_.size(), 0));
     StartWrite(&chunk_);
   }
 
@@ -346,6 +351,84 @@ class ArbiterService::ExportReactor final : public grpc::ServerWriteReactor<v1::
   size_t offset_ = 0;
   v1::ExportJournalChunk chunk_;
 };
+
+// ---- ImportWorldStream ---------------------------------------------------------------
+// Reads a chunk, feeds it to the import on a worker (the replay is the
+// work), reads the next; at the client's half-close finishes the import on
+// a worker. The first chunk names the world: admitted then for it. Any
+// failure ends the stream with its status, and destroying the import
+// undoes it (world_import.h), so a stream cut short changes nothing.
+class ArbiterService::ImportReactor final : public grpc::ServerReadReactor<v1::ImportWorldChunk> {
+ public:
+  ImportReactor(ArbiterService* service, grpc::CallbackServerContext* context, v1::ImportWorldResponse* reply,
+                absl::StatusOr<Permit> permit)
+      : service_(service), context_(context), reply_(reply) {
+    if (!permit.ok()) {
+      Finish(ToGrpc(permit.status()));
+      return;
+    }
+    permit_ = *std::move(permit);
+    StartRead(&chunk_);
+  }
+
+  void OnReadDone(bool ok) override {
+    if (!ok && context_->IsCancelled()) {
+      End(absl::CancelledError("the client went away"));
+      return;
+    }
+    auto task = [this, ok] {
+      const absl::Status s = ok ? Take() : Complete();
+      if (!s.ok() || !ok) {
+        End(s);
+        return;
+      }
+      StartRead(&chunk_);
+    };
+    if (!service_->pool_->Submit(std::move(task))) End(Unavailable());
+  }
+
+  void OnDone() override { delete this; }
+
+ private:
+  // One chunk: the first begins the import.
+  absl::Status Take() {
+    if (import_ == nullptr) {
+      const v1::ImportWorldRequest& request = chunk_.request();
+      if (absl::Status s = permit_->Recheck(Access::kAdmin, request.world_id()); !s.ok()) return s;
+      if (absl::Status s = CheckWorldMetadata(*context_, request.world_id()); !s.ok()) return s;
+      absl::StatusOr<std::unique_ptr<WorldImport>> import = service_->operations_->BeginImport(request);
+      if (!import.ok()) return import.status();
+      import_ = *std::move(import);
+      if (absl::Status s = import_->Feed(request.journal()); !s.ok()) return s;
+    } else if (chunk_.has_request()) {
+      return absl::InvalidArgumentError("request: only in the stream's first message");
+    }
+    if (chunk_.has_file_hash()) import_->ExpectFileHash(chunk_.file_hash());
+    return import_->Feed(chunk_.data());
+  }
+
+  absl::Status Complete() {
+    if (import_ == nullptr) return absl::InvalidArgumentError("request: the stream carried no message");
+    return import_->Finish(reply_);
+  }
+
+  void End(const absl::Status& s) {
+    import_.reset();  // undone unless finished
+    Finish(ToGrpc(s));
+  }
+
+  ArbiterService* service_;
+  grpc::CallbackServerContext* context_;
+  std::optional<Permit> permit_;
+  v1::ImportWorldChunk chunk_;
+  v1::ImportWorldResponse* reply_;
+  std::unique_ptr<WorldImport> import_;
+};
+
+grpc::ServerReadReactor<v1::ImportWorldChunk>* ArbiterService::ImportWorldStream(grpc::CallbackServerContext* context,
+                                                                                 v1::ImportWorldResponse* response) {
+  return new ImportReactor(this, context, response, Admit(*context, Access::kAdmin, ""));
+}
 
 grpc::ServerWriteReactor<v1::ExportJournalChunk>* ArbiterService::ExportJournal(
     grpc::CallbackServerContext* context, const v1::ExportJournalRequest* request) {

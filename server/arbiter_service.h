@@ -91,6 +91,8 @@ class ArbiterService final : public v1::Arbiter::CallbackService {
                                         v1::FreezeWorldResponse* reply) override;
   grpc::ServerUnaryReactor* ImportWorld(grpc::CallbackServerContext* context, const v1::ImportWorldRequest* request,
                                         v1::ImportWorldResponse* reply) override;
+  grpc::ServerReadReactor<v1::ImportWorldChunk>* ImportWorldStream(grpc::CallbackServerContext* context,
+                                                                   v1::ImportWorldResponse* response) override;
   grpc::ServerUnaryReactor* GetServerInfo(grpc::CallbackServerContext* context, const v1::GetServerInfoRequest* request,
                                           v1::GetServerInfoResponse* reply) override;
 
@@ -98,6 +100,7 @@ class ArbiterService final : public v1::Arbiter::CallbackService {
   class WatchReactor;
   class QueryStreamReactor;
   class ExportReactor;
+  class ImportReactor;
 
   /// AccessControl::Admit, then, for writer and admin calls, the recovery
   /// gate (after authentication, so a stranger learns nothing new).

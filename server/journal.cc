@@ -142,34 +142,63 @@ absl::Status Journal::Insert(int64_t key, const v1::JournalRecord& record) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<int64_t> Journal::CreateWorld(const std::string& world_id, const v1::JournalRecord& header,
-                                             const v1::JournalRecord& snapshot) {
-  return ImportWorld(world_id, {&header, &snapshot});
+absl::StatusOr<int64_t> Journal::InsertWorldRow(const std::string& world_id, int live) {
+  Statement st(db_, "INSERT INTO worlds(world_id, live) VALUES(?, ?);");
+  st.Bind(1, world_id);
+  st.Bind(2, live);
+  if (!st.ok() || sqlite3_step(st.get()) != SQLITE_DONE) return Error("create world");
+  return sqlite3_last_insert_rowid(db_);
 }
 
-absl::StatusOr<int64_t> Journal::ImportWorld(const std::string& world_id,
-                                             const std::vector<const v1::JournalRecord*>& records) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (absl::Status s = Begin(); !s.ok()) return s;
-  Statement st(db_, "INSERT INTO worlds(world_id, live) VALUES(?, 1);");
-  st.Bind(1, world_id);
-  // A transaction left open would make every later Begin fail.
-  if (!st.ok() || sqlite3_step(st.get()) != SQLITE_DONE) {
-    absl::Status s = Error("create world");
-    Rollback();
-    return s;
-  }
-  const int64_t key = sqlite3_last_insert_rowid(db_);
+absl::Status Journal::DropTombstone(const std::string& world_id) {
   // The world is here again: a tombstone saying it went away would lie.
   Statement back(db_, "DELETE FROM moved WHERE world_id = ?;");
   back.Bind(1, world_id);
-  if (!back.ok() || sqlite3_step(back.get()) != SQLITE_DONE) {
-    absl::Status s = Error("drop tombstone");
+  if (!back.ok() || sqlite3_step(back.get()) != SQLITE_DONE) return Error("drop tombstone");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<int64_t> Journal::CreateWorld(const std::string& world_id, const v1::JournalRecord& header,
+                                             const v1::JournalRecord& snapshot) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (absl::Status s = Begin(); !s.ok()) return s;
+  absl::StatusOr<int64_t> key = InsertWorldRow(world_id, kLive);
+  absl::Status s = key.ok() ? DropTombstone(world_id) : key.status();
+  // A transaction left open would make every later Begin fail.
+  if (!s.ok()) {
     Rollback();
     return s;
   }
-  if (absl::Status s = InsertAndCommit(key, records); !s.ok()) return s;
+  if (s = InsertAndCommit(*key, {&header, &snapshot}); !s.ok()) return s;
   return key;
+}
+
+absl::StatusOr<int64_t> Journal::BeginImport(const std::string& world_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (absl::Status s = Begin(); !s.ok()) return s;
+  absl::StatusOr<int64_t> key = InsertWorldRow(world_id, kImporting);
+  absl::Status s = key.ok() ? Commit() : key.status();
+  if (!s.ok()) {
+    Rollback();
+    return s;
+  }
+  return key;
+}
+
+absl::Status Journal::FinishImport(int64_t key, const std::string& world_id,
+                                   const std::vector<const v1::JournalRecord*>& last) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (absl::Status s = Begin(); !s.ok()) return s;
+  absl::StatusOr<int64_t> live = Change("UPDATE worlds SET live = 1 WHERE key = ?1 AND live = 2;", key);
+  absl::Status s = !live.ok()  ? live.status()
+                   : *live != 1 ? absl::InternalError("journal: no import in progress under key " +
+                                                      std::to_string(key))
+                                : DropTombstone(world_id);
+  if (!s.ok()) {
+    Rollback();
+    return s;
+  }
+  return InsertAndCommit(key, last);
 }
 
 absl::Status Journal::InsertTombstone(const MovedAway& moved) {
@@ -243,9 +272,9 @@ absl::StatusOr<int64_t> Journal::PurgeDeletedWorlds() {
   std::lock_guard<std::mutex> lock(mu_);
   if (absl::Status s = Begin(); !s.ok()) return s;
   absl::StatusOr<int64_t> worlds = 0;
-  for (const char* sql : {"DELETE FROM records WHERE world_key IN (SELECT key FROM worlds WHERE live = 0);",
-                          "DELETE FROM queries WHERE world_key IN (SELECT key FROM worlds WHERE live = 0);",
-                          "DELETE FROM worlds WHERE live = 0;"}) {
+  for (const char* sql : {"DELETE FROM records WHERE world_key IN (SELECT key FROM worlds WHERE live <> 1);",
+                          "DELETE FROM queries WHERE world_key IN (SELECT key FROM worlds WHERE live <> 1);",
+                          "DELETE FROM worlds WHERE live <> 1;"}) {
     worlds = Change(sql, 0);
     if (!worlds.ok()) {
       Rollback();

@@ -77,11 +77,16 @@ class Journal final : public JournalStore {
   /// transaction. Returns the world's key.
   absl::StatusOr<int64_t> CreateWorld(const std::string& world_id, const v1::JournalRecord& header,
                                       const v1::JournalRecord& snapshot) override;
-  /// A world moved here from another instance: its header, a snapshot and
-  /// every record after it (their own seqs), in one transaction. Returns
-  /// the world's key.
-  absl::StatusOr<int64_t> ImportWorld(const std::string& world_id,
-                                      const std::vector<const v1::JournalRecord*>& records) override;
+  /// A world arriving from another instance: a row of its own, not live,
+  /// under which its records are staged with Append (their own seqs) as
+  /// they arrive. Returns the world's key. An import that ends otherwise
+  /// than by FinishImport is dropped by DeleteWorld, or at the next start
+  /// by PurgeDeletedWorlds.
+  absl::StatusOr<int64_t> BeginImport(const std::string& world_id) override;
+  /// Makes a staged import live, in one transaction with its last records
+  /// (`last`) and the removal of any tombstone of the world.
+  absl::Status FinishImport(int64_t key, const std::string& world_id,
+                            const std::vector<const v1::JournalRecord*>& last) override;
   /// Deletes the world and every record of it, in one transaction; with
   /// `moved`, stores its tombstone in the same transaction.
   absl::Status DeleteWorld(int64_t key, const MovedAway* moved = nullptr) override;
@@ -89,7 +94,8 @@ class Journal final : public JournalStore {
   /// (older ones are dropped).
   absl::StatusOr<std::vector<MovedAway>> Tombstones(int64_t now_unix_seconds);
   /// Deletes what is left of worlds marked deleted (by an older server,
-  /// which kept their records); returns how many worlds.
+  /// which kept their records) and of imports cut short (staged, never
+  /// finished); returns how many worlds.
   absl::StatusOr<int64_t> PurgeDeletedWorlds();
   /// Deletes the world's records (and recorded queries) before its newest
   /// snapshot at or before `keep_from_tick` (its oldest if none is), in one
@@ -130,6 +136,13 @@ class Journal final : public JournalStore {
   void Rollback();
   absl::Status Insert(int64_t key, const v1::JournalRecord& record);
   absl::Status InsertTombstone(const MovedAway& moved);
+  /// worlds.live: 0 deleted (by an older server), 1 live, 2 an import
+  /// staged and not finished.
+  static constexpr int kLive = 1;
+  static constexpr int kImporting = 2;
+  /// Inside a transaction: a new worlds row; its key.
+  absl::StatusOr<int64_t> InsertWorldRow(const std::string& world_id, int live);
+  absl::Status DropTombstone(const std::string& world_id);
   /// Inside a transaction: inserts, then commits; rolls back on failure.
   absl::Status InsertAndCommit(int64_t key, const std::vector<const v1::JournalRecord*>& records);
   absl::Status VisitRows(sqlite3_stmt* stmt, const Visit& visit);

@@ -35,8 +35,9 @@ class JournalStore {
 
   virtual absl::StatusOr<int64_t> CreateWorld(const std::string& world_id, const v1::JournalRecord& header,
                                               const v1::JournalRecord& snapshot) = 0;
-  virtual absl::StatusOr<int64_t> ImportWorld(const std::string& world_id,
-                                              const std::vector<const v1::JournalRecord*>& records) = 0;
+  virtual absl::StatusOr<int64_t> BeginImport(const std::string& world_id) = 0;
+  virtual absl::Status FinishImport(int64_t key, const std::string& world_id,
+                                    const std::vector<const v1::JournalRecord*>& last) = 0;
   virtual absl::Status DeleteWorld(int64_t key, const MovedAway* moved = nullptr) = 0;
   virtual absl::Status Append(int64_t key, const std::vector<const v1::JournalRecord*>& records) = 0;
   virtual absl::Status AppendQuery(int64_t key, const v1::JournalRecord& record) = 0;

@@ -80,6 +80,8 @@ struct Durability {
 /// ValidateShots publishes each first judgement itself, with the flight's
 /// path, when somebody watches the world. Called under the world's shared
 /// lock: implementations only queue.
+class WorldImport;
+
 class ShotObserver {
  public:
   virtual ~ShotObserver() = default;
@@ -148,6 +150,10 @@ class Operations {
   /// tick and hash, journals it in one transaction and only then shows the
   /// world. On any failure the id is free again and nothing is journaled.
   absl::Status ImportWorld(const v1::ImportWorldRequest& request, v1::ImportWorldResponse* reply);
+  /// ImportWorldStream's start: validates the request's fields and holds
+  /// the id; the caller feeds the export file in pieces and finishes
+  /// (world_import.h). ImportWorld is the same with the file in one piece.
+  absl::StatusOr<std::unique_ptr<WorldImport>> BeginImport(const v1::ImportWorldRequest& request);
 
   /// Inserts a world rebuilt from a journal snapshot (recovery and replay),
   /// not journaled again.
@@ -184,11 +190,6 @@ class Operations {
   /// `field` at the world's tick (operations_bodies.cc).
   template <class Request, class Apply>
   absl::Status Change(WorldEntry& entry, const Request& request, Request* (v1::JournalRecord::*field)(), Apply apply);
-  /// ImportWorld's stages: the replay (in a registry of its own) checked
-  /// against the expected tick and hash, then the journal and the registry.
-  absl::StatusOr<std::shared_ptr<WorldEntry>> ReplayImport(const v1::ImportWorldRequest& request,
-                                                           const std::vector<v1::JournalRecord>& records);
-  absl::Status InstallImport(const std::shared_ptr<WorldEntry>& entry, const std::vector<v1::JournalRecord>& records);
   /// FreezeWorld's two ways, under the exclusive lock of a live world: the
   /// move record journaled first (a restart must find the world as it was
   /// acknowledged), then the freeze or thaw and its new epoch. Idempotent.

@@ -59,6 +59,13 @@ Summary Summarize<v1::ListWorldsRequest>(const void*) {
   return {};
 }
 
+// A streamed import: the world named by its first message.
+template <>
+Summary Summarize<v1::ImportWorldChunk>(const void* message) {
+  const auto* chunk = static_cast<const v1::ImportWorldChunk*>(message);
+  return {chunk->request().world_id(), 0};
+}
+
 const std::map<std::string_view, Summarizer>& Summarizers() {
   static const std::map<std::string_view, Summarizer> kTable{
       {"CreateWorld", &Summarize<v1::CreateWorldRequest>},
@@ -85,6 +92,7 @@ const std::map<std::string_view, Summarizer>& Summarizers() {
       {"ExportJournal", &Summarize<v1::ExportJournalRequest>},
       {"FreezeWorld", &Summarize<v1::FreezeWorldRequest>},
       {"ImportWorld", &Summarize<v1::ImportWorldRequest>},
+      {"ImportWorldStream", &Summarize<v1::ImportWorldChunk>},
       {"QueryStream", &Summarize<v1::CastRaysRequest>},
   };
   return kTable;

@@ -74,19 +74,62 @@ ARBITER_CLIENT_UNARY(ReportHashes, ReportHashesRequest, ReportHashesResponse)
 
 absl::StatusOr<std::string> ArbiterClient::ExportJournal(const v1::ExportJournalRequest& request,
                                                          const ProgressFn& progress) {
+  std::string file;
+  absl::Status s = ExportJournalChunks(request, [&](const v1::ExportJournalChunk& chunk) {
+    file += chunk.data();
+    if (progress) progress(file.size(), chunk.total_bytes());
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return file;
+}
+
+absl::Status ArbiterClient::ExportJournalChunks(
+    const v1::ExportJournalRequest& request, const std::function<absl::Status(const v1::ExportJournalChunk&)>& take) {
   grpc::ClientContext context;
   Prepare(&context);
   RouteTo(&context, request);
   std::unique_ptr<grpc::ClientReader<v1::ExportJournalChunk>> reader = stub_->ExportJournal(&context, request);
-  std::string file;
   v1::ExportJournalChunk chunk;
-  while (reader->Read(&chunk)) {
-    file += chunk.data();
-    if (progress) progress(file.size(), chunk.total_bytes());
+  absl::Status taken;
+  while (taken.ok() && reader->Read(&chunk)) taken = take(chunk);
+  if (!taken.ok()) {
+    context.TryCancel();
+    (void)reader->Finish();
+    return taken;
   }
-  const grpc::Status status = reader->Finish();
+  return FromGrpcStatus(reader->Finish());
+}
+
+std::unique_ptr<ImportStream> ArbiterClient::OpenImport(const v1::ImportWorldRequest& request) {
+  auto stream = std::make_unique<ImportStream>();
+  // A stream has no deadline: a large world takes as long as it takes.
+  AddToken(&stream->context_);
+  RouteTo(&stream->context_, request);
+  stream->request_ = request;
+  stream->writer_ = stub_->ImportWorldStream(&stream->context_, &stream->reply_);
+  return stream;
+}
+
+bool ImportStream::Write(std::string_view data, std::optional<uint64_t> file_hash) {
+  v1::ImportWorldChunk chunk;
+  if (first_) {
+    *chunk.mutable_request() = std::move(request_);
+    first_ = false;
+  }
+  chunk.set_data(data.data(), data.size());
+  if (file_hash.has_value()) chunk.set_file_hash(*file_hash);
+  return writer_->Write(chunk);
+}
+
+absl::StatusOr<v1::ImportWorldResponse> ImportStream::Finish() {
+  if (!cancelled_) {
+    if (first_) (void)Write({});  // the request travels even with no bytes
+    writer_->WritesDone();
+  }
+  const grpc::Status status = writer_->Finish();
   if (!status.ok()) return FromGrpcStatus(status);
-  return file;
+  return reply_;
 }
 
 absl::StatusOr<ClientTls> LoadClientTls(const std::string& ca_file, const std::string& cert_file,

@@ -100,28 +100,40 @@ absl::Status AfterFailedImport(ArbiterClient& from, ArbiterClient& to, const std
 }
 
 // Stages 2 and 3: the source's export from its history window's snapshot,
-// replayed on the destination, which must end frozen at `frozen`'s epoch.
+// streamed chunk by chunk into the destination's import (neither side, nor
+// this client, holds the whole file), which must end frozen at `frozen`'s
+// epoch.
 absl::Status Transfer(ArbiterClient& from, ArbiterClient& to, const std::string& world_id,
                       const v1::FreezeWorldResponse& frozen, MigrationReport* report) {
+  v1::ImportWorldRequest expect;
+  expect.set_world_id(world_id);
+  expect.set_expected_tick(frozen.tick());
+  expect.set_expected_state_hash(frozen.state_hash());
+  expect.set_expected_epoch(frozen.epoch());
+  std::unique_ptr<ImportStream> import = to.OpenImport(expect);
   v1::ExportJournalRequest export_request;
   export_request.set_world_id(world_id);
   export_request.set_from_tick(std::max<int64_t>(0, frozen.tick() - frozen.history_ticks()));
-  const Clock::time_point export_started = Clock::now();
-  absl::StatusOr<std::string> file = from.ExportJournal(export_request);
-  report->export_time = Since(export_started);
-  // Nothing changed on the destination yet: undoing the freeze is safe.
-  if (!file.ok()) return Thaw(from, world_id, WithContext(file.status(), "--from: exporting the journal"));
-  report->export_bytes = file->size();
-
-  v1::ImportWorldRequest import;
-  import.set_world_id(world_id);
-  import.set_journal(*std::move(file));
-  import.set_expected_tick(frozen.tick());
-  import.set_expected_state_hash(frozen.state_hash());
-  import.set_expected_epoch(frozen.epoch());
-  const Clock::time_point import_started = Clock::now();
-  absl::StatusOr<v1::ImportWorldResponse> imported = to.ImportWorld(import);
-  report->import_time = Since(import_started);
+  const Clock::time_point started = Clock::now();
+  bool import_broke = false;
+  const absl::Status exported = from.ExportJournalChunks(export_request, [&](const v1::ExportJournalChunk& chunk) {
+    report->export_bytes += chunk.data().size();
+    const std::optional<uint64_t> hash = chunk.has_file_hash() ? std::optional(chunk.file_hash()) : std::nullopt;
+    if (import->Write(chunk.data(), hash)) return absl::OkStatus();
+    import_broke = true;  // the destination ended the import: its Finish says why
+    return absl::CancelledError("the destination ended the import");
+  });
+  report->export_time = Since(started);
+  if (!exported.ok() && !import_broke) {
+    // The import never completes: the destination undoes it, so undoing
+    // the freeze is safe.
+    import->Cancel();
+    (void)import->Finish();
+    return Thaw(from, world_id, WithContext(exported, "--from: exporting the journal"));
+  }
+  const Clock::time_point finishing = Clock::now();
+  absl::StatusOr<v1::ImportWorldResponse> imported = import->Finish();
+  report->import_time = Since(finishing);
   if (!imported.ok()) return AfterFailedImport(from, to, world_id, frozen.epoch(), imported.status());
   report->records = imported->records();
   return absl::OkStatus();

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "arbiter/client/fleet.h"
+#include "journal.h"
 #include "auth_support.h"
 #include "match_script.h"
 #include "temp_dir.h"
@@ -155,10 +156,26 @@ TEST(MigrationTest, RefusedImports_ChangeNothing_AndTheSourceKeepsServing) {
   absl::StatusOr<std::string> file = a.client().ExportJournal(ex);
   ASSERT_THAT(file, IsOk());
 
-  // Too big for --max_import_bytes: the whole move is undone.
-  absl::StatusOr<client::MigrationReport> moved = client::MigrateWorld(a.client(), b.client(), "w", b.address());
+  // Too big for one ImportWorld message (--max_import_bytes): refused,
+  // naming the streamed form (MigrateWorld streams, so it moves such a world).
+  v1::ImportWorldRequest too_big;
+  too_big.set_world_id("w");
+  too_big.set_journal(*file);
+  const absl::Status big = b.client().ImportWorld(too_big).status();
+  EXPECT_EQ(big.code(), absl::StatusCode::kResourceExhausted) << big;
+  EXPECT_THAT(std::string(big.message()), HasSubstr("max_import_bytes"));
+  EXPECT_THAT(std::string(big.message()), HasSubstr("ImportWorldStream"));
+  // A destination that refuses the import (no world slot left): the whole
+  // move is undone.
+  server::ServerOptions full = Journaled(dir_b);
+  full.registry.max_worlds = 1;
+  TempDir dir_full;
+  full.data_dir = dir_full.path();
+  LiveServer refusing(full);
+  ASSERT_THAT(refusing.client().CreateWorld(SmallWorld("other")), IsOk());
+  absl::StatusOr<client::MigrationReport> moved =
+      client::MigrateWorld(a.client(), refusing.client(), "w", refusing.address());
   EXPECT_EQ(moved.status().code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_THAT(std::string(moved.status().message()), HasSubstr("max_import_bytes"));
   EXPECT_THAT(std::string(moved.status().message()), HasSubstr("the move was undone"));
   EXPECT_THAT(a.client().Step(OneTick("w")), IsOk()) << "thawed";
 
@@ -391,7 +408,154 @@ TEST(MigrationTest, ExpectedEpoch_FencesAStaleCopy_AndReplays) {
   EXPECT_EQ(EpochAndMove(b.client(), "w"), std::make_pair(frozen.epoch(), std::string()));
 }
 
-TEST(MigrationTest, OnlyAdminsMayFreezeOrImport) {
+// A frozen world's export, and what an import must expect of it.
+struct Frozen {
+  std::string file;
+  v1::ImportWorldRequest expect;  // world_id and the expected_* fields
+  uint64_t file_hash = 0;
+};
+
+Frozen FreezeAndExport(client::ArbiterClient& from, const std::string& world, const std::string& to) {
+  Frozen out;
+  v1::FreezeWorldRequest freeze;
+  freeze.set_world_id(world);
+  freeze.set_destination(to);
+  absl::StatusOr<v1::FreezeWorldResponse> frozen = from.FreezeWorld(freeze);
+  EXPECT_THAT(frozen, IsOk());
+  if (!frozen.ok()) return out;
+  v1::ExportJournalRequest ex;
+  ex.set_world_id(world);
+  EXPECT_THAT(from.ExportJournalChunks(ex,
+                                       [&](const v1::ExportJournalChunk& chunk) {
+                                         out.file += chunk.data();
+                                         if (chunk.has_file_hash()) out.file_hash = chunk.file_hash();
+                                         return absl::OkStatus();
+                                       }),
+              IsOk());
+  out.expect.set_world_id(world);
+  out.expect.set_expected_tick(frozen->tick());
+  out.expect.set_expected_state_hash(frozen->state_hash());
+  out.expect.set_expected_epoch(frozen->epoch());
+  return out;
+}
+
+// Sends `file` in pieces of `piece` bytes, the hash with the last.
+absl::StatusOr<v1::ImportWorldResponse> StreamImport(client::ArbiterClient& to, const Frozen& f, size_t piece,
+                                                     uint64_t file_hash) {
+  std::unique_ptr<client::ImportStream> import = to.OpenImport(f.expect);
+  for (size_t at = 0; at < f.file.size(); at += piece) {
+    const bool last = at + piece >= f.file.size();
+    if (!import->Write(std::string_view(f.file).substr(at, piece),
+                       last ? std::optional<uint64_t>(file_hash) : std::nullopt)) {
+      break;
+    }
+  }
+  return import->Finish();
+}
+
+// ImportWorldStream: records replayed as they arrive, in pieces of any
+// size (a piece may end inside a varint or a record), with the file's hash
+// checked at the end; a wrong hash, a truncated file or a cancelled stream
+// change nothing, even across a restart.
+TEST(MigrationTest, StreamedImport_InAnyPieces_CheckedByHash_AllOrNothing) {
+  TempDir dir_a, dir_b;
+  LiveServer a(Journaled(dir_a));
+  MatchScript match("match", 5);
+  ASSERT_THAT(a.client().CreateWorld(match.Create(/*history_ticks=*/30)), IsOk());
+  ASSERT_NO_FATAL_FAILURE(Play(a.client(), match, 60));
+  const Frozen f = FreezeAndExport(a.client(), "match", "b");
+  ASSERT_GT(f.file.size(), 1000u);
+  ASSERT_NE(f.file_hash, 0u);
+  {
+    LiveServer b(Journaled(dir_b));
+    absl::StatusOr<v1::ImportWorldResponse> damaged = StreamImport(b.client(), f, 7, f.file_hash + 1);
+    EXPECT_EQ(damaged.status().code(), absl::StatusCode::kDataLoss) << damaged.status();
+    EXPECT_THAT(std::string(damaged.status().message()), HasSubstr("file_hash: the "));
+    Frozen cut = f;
+    cut.file.resize(f.file.size() - 3);
+    absl::StatusOr<v1::ImportWorldResponse> truncated = StreamImport(b.client(), cut, 1000, f.file_hash);
+    EXPECT_EQ(truncated.status().code(), absl::StatusCode::kDataLoss) << truncated.status();
+    EXPECT_THAT(std::string(truncated.status().message()), HasSubstr("ends inside a record"));
+    std::unique_ptr<client::ImportStream> abandoned = b.client().OpenImport(f.expect);
+    ASSERT_TRUE(abandoned->Write(std::string_view(f.file).substr(0, f.file.size() / 2)));
+    abandoned->Cancel();
+    EXPECT_FALSE(abandoned->Finish().ok());
+    EXPECT_THAT(b.client().ListWorlds(), IsOk());
+    EXPECT_EQ(b.client().ListWorlds()->worlds_size(), 0) << "nothing of the failed imports shows";
+  }
+  LiveServer b(Journaled(dir_b));
+  EXPECT_TRUE(b.server().recovered().empty()) << "nothing of them was journaled as live";
+  for (size_t piece : {size_t{1} << 20, size_t{3}}) {
+    if (piece == 3) {
+      v1::DeleteWorldRequest drop;
+      drop.set_world_id("match");
+      ASSERT_THAT(b.client().DeleteWorld(drop), IsOk());
+    }
+    absl::StatusOr<v1::ImportWorldResponse> imported = StreamImport(b.client(), f, piece, f.file_hash);
+    ASSERT_THAT(imported, IsOk()) << "pieces of " << piece;
+    EXPECT_EQ(imported->world().tick(), f.expect.expected_tick());
+    EXPECT_EQ(imported->world().state_hash(), f.expect.expected_state_hash());
+    EXPECT_EQ(imported->world().epoch(), f.expect.expected_epoch());
+  }
+  // The unary form of the same file gives the same world.
+  LiveServer c;
+  v1::ImportWorldRequest whole = f.expect;
+  whole.set_journal(f.file);
+  absl::StatusOr<v1::ImportWorldResponse> unary = c.client().ImportWorld(whole);
+  ASSERT_THAT(unary, IsOk());
+  EXPECT_EQ(unary->world().state_hash(), f.expect.expected_state_hash());
+  LiveServer d;
+  absl::StatusOr<v1::ImportWorldResponse> streamed = StreamImport(d.client(), f, 64, f.file_hash);
+  ASSERT_THAT(streamed, IsOk());
+  EXPECT_EQ(unary->records(), streamed->records()) << "the same records, however they arrive";
+}
+
+// An import cut short by the instance's death leaves staged records under
+// a row that is not live; the next start drops them.
+TEST(MigrationTest, StagedImport_CutShortByACrash_IsDroppedAtTheNextStart) {
+  TempDir dir;
+  {
+    absl::StatusOr<std::unique_ptr<server::Journal>> journal = server::Journal::Open({dir.path()});
+    ASSERT_THAT(journal, IsOk());
+    absl::StatusOr<int64_t> key = (*journal)->BeginImport("w");
+    ASSERT_THAT(key, IsOk());
+    v1::JournalRecord header;
+    header.mutable_header()->set_world_id("w");
+    ASSERT_THAT((*journal)->Append(*key, {&header}), IsOk());
+    absl::StatusOr<std::vector<server::Journal::StoredWorld>> live = (*journal)->LiveWorlds();
+    ASSERT_THAT(live, IsOk());
+    EXPECT_TRUE(live->empty()) << "staged, not live";
+  }
+  {
+    LiveServer restarted(Journaled(dir));
+    EXPECT_TRUE(restarted.server().recovered().empty());
+  }
+  absl::StatusOr<std::unique_ptr<server::Journal>> reopened = server::Journal::Open({dir.path()});
+  ASSERT_THAT(reopened, IsOk());
+  absl::StatusOr<server::Journal::Usage> usage = (*reopened)->MeasureUsage();
+  ASSERT_THAT(usage, IsOk());
+  EXPECT_EQ(usage->records, 0) << "the staged records went at the start";
+}
+
+// A world whose export exceeds --max_import_bytes on the destination moves
+// all the same: MigrateWorld streams it.
+TEST(MigrationTest, MigrateWorld_MovesAnExportLargerThanOneImportMessage) {
+  TempDir dir_a, dir_b;
+  LiveServer a(Journaled(dir_a));
+  server::ServerOptions small = Journaled(dir_b);
+  small.service.max_import_bytes = 2048;
+  LiveServer b(small);
+  MatchScript match("match", 9);
+  ASSERT_THAT(a.client().CreateWorld(match.Create(/*history_ticks=*/30)), IsOk());
+  ASSERT_NO_FATAL_FAILURE(Play(a.client(), match, 80));
+  const auto at = WorldTickAndHash(a.client(), "match");
+  absl::StatusOr<client::MigrationReport> moved = client::MigrateWorld(a.client(), b.client(), "match", b.address());
+  ASSERT_THAT(moved, IsOk());
+  EXPECT_GT(moved->export_bytes, 2048u);
+  EXPECT_EQ(WorldTickAndHash(b.client(), "match"), at);
+}
+
+TEST(MigrationTest, OnlyAdminsMayFreezeOrImport_EitherWay) {
   TempDir dir;
   const std::string tokens = dir.File("tokens");
   std::ofstream(tokens) << TokenLine("admin-0123", "admin", "*") << TokenLine("writer-4567", "writer", "*");
@@ -405,6 +569,11 @@ TEST(MigrationTest, OnlyAdminsMayFreezeOrImport) {
   v1::ImportWorldRequest import;
   import.set_world_id("v");
   EXPECT_EQ(writer->ImportWorld(import).status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(writer->OpenImport(import)->Finish().status().code(), absl::StatusCode::kPermissionDenied);
+  // A stream whose first message names no world is refused by name.
+  const absl::Status unnamed = admin->OpenImport(v1::ImportWorldRequest())->Finish().status();
+  EXPECT_EQ(unnamed.code(), absl::StatusCode::kInvalidArgument) << unnamed;
+  EXPECT_THAT(std::string(unnamed.message()), HasSubstr("world_id"));
   EXPECT_THAT(writer->Step(OneTick("w")), IsOk()) << "not frozen";
   EXPECT_THAT(FreezeOn(*admin, "w"), IsOk());
   EXPECT_EQ(FreezeOn(*admin, "nope").code(), absl::StatusCode::kNotFound);

@@ -18,6 +18,7 @@
 // (gRPC stubs are thread-safe); EventWatch and RayStream are for one thread.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -25,6 +26,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -111,6 +113,34 @@ class RayStream {
   bool writes_done_ = false;
 };
 
+/// An ImportWorldStream (arbiter.proto): the export file in pieces, for a
+/// world of any size; nothing changes on the server unless Finish succeeds.
+class ImportStream {
+ public:
+  /// The next bytes of the export file, with the whole file's xxh64 when
+  /// known (ExportJournalChunk.file_hash). False when the stream is broken
+  /// (the server refused: Finish() says why).
+  bool Write(std::string_view data, std::optional<uint64_t> file_hash = std::nullopt);
+  /// Half-closes and returns the server's answer: the world imported, or
+  /// why not (then nothing changed there).
+  absl::StatusOr<v1::ImportWorldResponse> Finish();
+  /// Abandons the import (from any thread): the server undoes it, and
+  /// Finish() then only collects the stream's end.
+  void Cancel() {
+    cancelled_ = true;
+    context_.TryCancel();
+  }
+
+ private:
+  friend class ArbiterClient;
+  grpc::ClientContext context_;
+  v1::ImportWorldResponse reply_;
+  std::unique_ptr<grpc::ClientWriter<v1::ImportWorldChunk>> writer_;
+  bool first_ = true;
+  std::atomic<bool> cancelled_{false};
+  v1::ImportWorldRequest request_;  // sent with the first piece
+};
+
 class ArbiterClient {
  public:
   /// A channel to `target` ("host:port"): TLS when options.tls is set,
@@ -157,6 +187,13 @@ class ArbiterClient {
   /// `progress` gets the bytes received and the whole size after each chunk.
   absl::StatusOr<std::string> ExportJournal(const v1::ExportJournalRequest& request,
                                             const ProgressFn& progress = nullptr);
+  /// The export chunk by chunk, for a file of any size: `take` gets each;
+  /// a status it returns other than OK cancels the export and is returned.
+  absl::Status ExportJournalChunks(const v1::ExportJournalRequest& request,
+                                   const std::function<absl::Status(const v1::ExportJournalChunk&)>& take);
+  /// Opens an ImportWorldStream for `request`'s world and expectations
+  /// (its `journal`, if any, is sent as the file's first bytes).
+  std::unique_ptr<ImportStream> OpenImport(const v1::ImportWorldRequest& request);
   /// Opens a WatchEvents stream (events of every tick stepped from now on).
   std::unique_ptr<EventWatch> WatchEvents(const std::string& world_id);
   /// Opens a QueryStream. With `world_id`, the stream is routed for that

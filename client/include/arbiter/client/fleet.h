@@ -37,8 +37,12 @@ struct MigrationReport {
   /// From the freeze on the source to the destination serving: the window
   /// in which writes to the world were refused (UNAVAILABLE, retryable).
   std::chrono::microseconds write_refusal{0};
-  std::chrono::microseconds export_time{0};  ///< ExportJournal on the source
-  std::chrono::microseconds import_time{0};  ///< ImportWorld on the destination
+  /// The export streamed into the destination's import (ImportWorldStream),
+  /// which replays each record as it arrives.
+  std::chrono::microseconds export_time{0};
+  /// From the export's end to the import's answer (the last records, the
+  /// checks and the commit on the destination).
+  std::chrono::microseconds import_time{0};
   /// Set when the world serves on the destination but could not be deleted
   /// on the source (which stays frozen, refusing writes): what to run.
   std::string warning;
