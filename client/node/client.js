@@ -233,6 +233,13 @@ export class ArbiterClient {
   }
 
   // ---- Stepping and state ---------------------------------------------------------------
+  // The writes (addBodies, removeBodies, updateBodies, step, restore) take
+  // expected_tick and expected_epoch (arbiter.proto "Safe retries"): when set
+  // and the world is at another tick or epoch (WorldInfo.epoch, its
+  // ownership generation), the call changes nothing and fails with
+  // FAILED_PRECONDITION naming the field. A writer that names the epoch it
+  // learned from the world's owner never has a change acknowledged by a
+  // stale copy of the world.
   step(request) { return this.unary('Step', request); }
 
   /** WatchEvents: an async iterator of TickEvents; `.cancel()` ends it quietly. */
@@ -273,12 +280,18 @@ export class ArbiterClient {
    * FreezeWorld: from now on every write to the world is refused with
    * UNAVAILABLE naming `destination` ("host:port", required unless thaw),
    * reads go on; with thaw: true writes are accepted again. Idempotent.
+   * Journaled before it is answered (a restarted server comes back with the
+   * world frozen); a freeze or a thaw raises the world's epoch (the reply's
+   * `epoch`). To undo a move's freeze, fleet.js thawWorld checks the
+   * destination first.
    */
   freezeWorld(request) { return this.unary('FreezeWorld', request); }
   /**
    * ImportWorld: adds the world rebuilt from `journal` (exportJournal's bytes
    * from another instance), all or nothing, checked to replay to
-   * expected_tick with expected_state_hash (FAILED_PRECONDITION otherwise).
+   * expected_tick with expected_state_hash and, unless expected_epoch is 0
+   * or absent, to end frozen at that epoch (the freeze's; the world then
+   * serves here at it). FAILED_PRECONDITION otherwise.
    */
   importWorld(request) { return this.unary('ImportWorld', request); }
 }

@@ -57,7 +57,18 @@ export interface BodyUpdate { body_id: LongIn; transform?: Transform; velocity?:
 export interface WorldInfo {
   world_id: string; gravity: Vec2; tick_hz: number; max_bodies: number; tick: Long; body_count: Long;
   state_hash?: Long; history_ticks: number; oldest_tick: Long;
+  /** The ownership generation: 0 when created, one more at each freeze and each thaw of a move. */
+  epoch: Long;
+  /** While frozen for a move: where it is going ("host:port"); else empty. */
+  moving_to: string;
 }
+/**
+ * The optional guards of every write (arbiter.proto "Safe retries"): the
+ * tick it starts from and the world's epoch as last seen on its owner. When
+ * set and the world is elsewhere, the write changes nothing
+ * (FAILED_PRECONDITION).
+ */
+export interface WriteGuards { expected_tick?: LongIn; expected_epoch?: LongIn }
 
 export interface CreateWorldRequest {
   world_id: string; gravity?: Vec2; tick_hz?: number; max_bodies?: number; scene?: string; bodies?: BodyDef[];
@@ -69,11 +80,11 @@ export interface DeleteWorldResponse { tick: Long }
 export interface ListWorldsResponse { worlds: WorldInfo[] }
 export interface DescribeWorldRequest { world_id: string; include_bodies?: boolean }
 export interface DescribeWorldResponse { world: WorldInfo; bodies: BodyState[] }
-export interface AddBodiesRequest { world_id: string; bodies: BodyDef[]; expected_tick?: LongIn }
+export interface AddBodiesRequest extends WriteGuards { world_id: string; bodies: BodyDef[] }
 export interface AddBodiesResponse { tick: Long; body_count: Long }
-export interface RemoveBodiesRequest { world_id: string; body_ids: LongIn[]; expected_tick?: LongIn }
+export interface RemoveBodiesRequest extends WriteGuards { world_id: string; body_ids: LongIn[] }
 export interface RemoveBodiesResponse { tick: Long; body_count: Long }
-export interface UpdateBodiesRequest { world_id: string; updates: BodyUpdate[]; expected_tick?: LongIn }
+export interface UpdateBodiesRequest extends WriteGuards { world_id: string; updates: BodyUpdate[] }
 export interface UpdateBodiesResponse { tick: Long }
 
 // ---- Queries ---------------------------------------------------------------------------------
@@ -240,6 +251,8 @@ export interface FreezeWorldResponse {
   history_ticks: number;
   /** Whether it is frozen now. */
   frozen: boolean;
+  /** The world's epoch now (a freeze or a thaw raises it). */
+  epoch: Long;
 }
 export interface ImportWorldRequest {
   world_id: string;
@@ -247,6 +260,8 @@ export interface ImportWorldRequest {
   journal: Uint8Array;
   /** Where the replay must end: FAILED_PRECONDITION otherwise, and nothing changes. */
   expected_tick: LongIn; expected_state_hash: LongIn;
+  /** The epoch the source froze at: the replay must end frozen at it. 0 or absent: not checked. */
+  expected_epoch?: LongIn;
 }
 export interface ImportWorldResponse {
   world: WorldInfo;
@@ -262,9 +277,8 @@ export interface TickEvents {
   tick: Long; contact_begin: ContactEvent[]; contact_end: ContactEvent[]; sensor_enter: SensorEvent[];
   sensor_exit: SensorEvent[]; state_hash?: Long;
 }
-export interface StepRequest {
+export interface StepRequest extends WriteGuards {
   world_id: string; ticks: number; commands?: StepCommand[]; omit_events?: boolean; hash_every_tick?: boolean;
-  expected_tick?: LongIn;
 }
 export interface StepResponse { tick: Long; state_hash: Long; ticks: TickEvents[]; events_truncated: boolean }
 export interface WatchEventsRequest { world_id: string }
@@ -272,7 +286,7 @@ export interface GetStateHashRequest { world_id: string }
 export interface GetStateHashResponse { tick: Long; state_hash: Long }
 export interface GetSnapshotRequest { world_id: string }
 export interface GetSnapshotResponse { tick: Long; state_hash: Long; snapshot: Buffer }
-export interface RestoreRequest { world_id: string; snapshot: Uint8Array; expected_tick?: LongIn }
+export interface RestoreRequest extends WriteGuards { world_id: string; snapshot: Uint8Array }
 export interface RestoreResponse { world: WorldInfo }
 
 // ---- The server ------------------------------------------------------------------------------
@@ -390,6 +404,10 @@ export function listFleetWorlds(instances: string[], options?: ConnectOptions):
 export interface MigrationReport {
   /** The tick the world was frozen at (and serves at on the destination), and its state hash there. */
   tick: Long; state_hash: Long;
+  /** The epoch it was frozen at (and serves at on the destination). */
+  epoch: Long;
+  /** resumeMigration only: the destination held the world already, so only the source's copy had to go. */
+  resumed_after_import: boolean;
   /** Journal records replayed on the destination. */
   records: Long;
   export_bytes: number;
@@ -406,8 +424,25 @@ export interface MigrateOptions extends ConnectOptions {
 }
 /**
  * Moves a world from `source` to `destination` (admin on both; clients or
- * "host:port"): freeze, export, import checked against the frozen tick and
- * hash, delete on the source. A failure after the freeze thaws the source.
+ * "host:port"): freeze, export, import checked against the frozen tick, hash
+ * and epoch, delete on the source. An export that fails or an import that
+ * was refused thaws the source; an import of unknown outcome goes on if the
+ * destination serves the world at the frozen epoch, and otherwise leaves the
+ * source frozen (the error names --resume: resumeMigration).
  */
 export function migrateWorld(source: ArbiterClient | string, destination: ArbiterClient | string, worldId: string,
   options?: MigrateOptions): Promise<MigrationReport>;
+/**
+ * Finishes a move cut short: the source must hold the world frozen, moving
+ * to the destination. Only the source's copy goes when the destination
+ * holds the world at the frozen epoch; the export and import run again when
+ * it does not hold it; FAILED_PRECONDITION at another epoch.
+ */
+export function resumeMigration(source: ArbiterClient | string, destination: ArbiterClient | string, worldId: string,
+  options?: MigrateOptions): Promise<MigrationReport>;
+export interface ThawOptions extends ConnectOptions {
+  /** Asked first: FAILED_PRECONDITION when it serves the world at the epoch frozen on the source. Absent: not asked. */
+  destination?: ArbiterClient | string;
+}
+/** Undoes a move's freeze on `source`, so the world serves there again (at a new epoch). */
+export function thawWorld(source: ArbiterClient | string, worldId: string, options?: ThawOptions): Promise<FreezeWorldResponse>;

@@ -1,6 +1,6 @@
 // arbiter-client: the Node client of the Arbiter collision service.
 export { ArbiterClient, ArbiterError } from './client.js';
-export { listFleetWorlds, migrateWorld } from './fleet.js';
+export { listFleetWorlds, migrateWorld, resumeMigration, thawWorld } from './fleet.js';
 export {
   body, box, capsule, chain, circle, distanceQuery, moveClaim, polygon, ray, segment, shapeMove, shapeQuery, shot, vec2,
 } from './shapes.js';

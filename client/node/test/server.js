@@ -10,10 +10,12 @@ export async function startServer(...flags) {
   const proc = spawn(binary, ['--listen=127.0.0.1:0', '--threads=2', '--data_dir=', ...flags], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
+  // Resolves once the process is gone (after stop(): SIGKILL).
+  const exited = new Promise((resolve) => proc.once('exit', resolve));
   const lines = createInterface({ input: proc.stdout });
   for await (const line of lines) {  // "arbiter-server listening on 127.0.0.1:PORT ..."
     const match = /listening on 127\.0\.0\.1:(\d+)/.exec(line);
-    if (match) return { address: `127.0.0.1:${match[1]}`, stop: () => proc.kill('SIGKILL') };
+    if (match) return { address: `127.0.0.1:${match[1]}`, stop: () => proc.kill('SIGKILL'), exited };
   }
   throw new Error('arbiter-server did not start');
 }

@@ -14,14 +14,15 @@ except ImportError as e:  # pragma: no cover
 
 from .client import Client
 from .errors import ArbiterError, ArbiterValueError
-from .fleet import FleetListing, FleetWorld, MigrationReport, list_fleet_worlds, migrate_world
+from .fleet import (FleetListing, FleetWorld, MigrationReport, list_fleet_worlds, migrate_world, resume_migration,
+                    thaw_world)
 from .messages import (Answer, CastResult, Contact, Hit, MoveAnswer, MoveJudgement, MoveOutcome, MovePlane, Nearby,
                        ShotAnswer, ShotJudgement, Verdict, aabb_query, body, box, capsule, chain, circle, distance_query, move_claim, past_tick,
                        point_query, polygon, ray, segment, shape_cast, shape_move, shape_query, shot, transform, vec2)
 from .units import fixed_from_double, to_raw, to_units
 
 __all__ = ["Client", "ArbiterError", "ArbiterValueError", "FleetListing", "FleetWorld", "MigrationReport",
-           "list_fleet_worlds", "migrate_world", "Answer",
+           "list_fleet_worlds", "migrate_world", "resume_migration", "thaw_world", "Answer",
            "CastResult", "Contact", "Nearby", "distance_query", "Hit", "MoveAnswer", "MoveJudgement", "MoveOutcome", "MovePlane", "ShotAnswer", "ShotJudgement", "shot", "Verdict", "aabb_query", "body",
            "box", "capsule", "chain", "circle", "move_claim", "past_tick", "point_query", "polygon", "ray", "segment",
            "shape_cast", "shape_move", "shape_query", "transform", "vec2", "fixed_from_double", "to_raw", "to_units"]

@@ -121,24 +121,34 @@ class Client:
         return self._call("DescribeWorld", pb.DescribeWorldRequest(world_id=world_id, include_bodies=include_bodies))
 
     # ---- Bodies ----------------------------------------------------------------------------
-    def add_bodies(self, world_id, bodies, expected_tick=None):
+    # The writes (add_bodies, remove_bodies, update_bodies, step, restore)
+    # take `expected_tick` and `expected_epoch` (arbiter.proto "Safe
+    # retries"): when set and the world is at another tick or epoch
+    # (WorldInfo.epoch, its ownership generation), the call changes nothing
+    # and fails with FAILED_PRECONDITION naming the field. A writer that
+    # names the epoch it learned from the world's owner never has a change
+    # acknowledged by a stale copy of the world.
+    def add_bodies(self, world_id, bodies, expected_tick=None, expected_epoch=None):
         """The body count after the last part."""
         for part in _chunks(bodies, self.max_batch):
             reply = self._call("AddBodies", pb.AddBodiesRequest(world_id=world_id, bodies=part,
-                                                                expected_tick=expected_tick))
+                                                                expected_tick=expected_tick,
+                                                                expected_epoch=expected_epoch))
         return reply.body_count
 
-    def remove_bodies(self, world_id, body_ids, expected_tick=None):
+    def remove_bodies(self, world_id, body_ids, expected_tick=None, expected_epoch=None):
         for part in _chunks(body_ids, self.max_batch):
             reply = self._call("RemoveBodies", pb.RemoveBodiesRequest(world_id=world_id, body_ids=part,
-                                                                      expected_tick=expected_tick))
+                                                                      expected_tick=expected_tick,
+                                                                      expected_epoch=expected_epoch))
         return reply.body_count
 
-    def update_bodies(self, world_id, updates, expected_tick=None):
+    def update_bodies(self, world_id, updates, expected_tick=None, expected_epoch=None):
         """`updates`: pb.BodyUpdate messages (see set_transform / set_velocity)."""
         for part in _chunks(updates, self.max_batch):
             reply = self._call("UpdateBodies", pb.UpdateBodiesRequest(world_id=world_id, updates=part,
-                                                                      expected_tick=expected_tick))
+                                                                      expected_tick=expected_tick,
+                                                                      expected_epoch=expected_epoch))
         return reply.tick
 
     @staticmethod
@@ -280,11 +290,12 @@ class Client:
         return self._stream(self._stub.QueryStream(iter(requests), metadata=self._metadata))
 
     # ---- Stepping and state ----------------------------------------------------------------
-    def step(self, world_id, ticks=1, commands=(), omit_events=False, hash_every_tick=False, expected_tick=None):
+    def step(self, world_id, ticks=1, commands=(), omit_events=False, hash_every_tick=False, expected_tick=None,
+             expected_epoch=None):
         """StepResponse (tick, state_hash, per-tick events)."""
         return self._call("Step", pb.StepRequest(world_id=world_id, ticks=ticks, commands=commands,
                                                  omit_events=omit_events, hash_every_tick=hash_every_tick,
-                                                 expected_tick=expected_tick))
+                                                 expected_tick=expected_tick, expected_epoch=expected_epoch))
 
     def watch_events(self, world_id):
         """An iterator of TickEvents for every tick stepped from now on; ends
@@ -301,9 +312,10 @@ class Client:
     def get_snapshot(self, world_id):
         return self._call("GetSnapshot", pb.GetSnapshotRequest(world_id=world_id))
 
-    def restore(self, world_id, snapshot, expected_tick=None):
+    def restore(self, world_id, snapshot, expected_tick=None, expected_epoch=None):
         return self._call("Restore", pb.RestoreRequest(world_id=world_id, snapshot=snapshot,
-                                                       expected_tick=expected_tick)).world
+                                                       expected_tick=expected_tick,
+                                                       expected_epoch=expected_epoch)).world
 
     def report_hashes(self, world_id, first_tick, state_hashes):
         """In batches of max_batch; the first reply that is out of sync, else the last."""
@@ -325,17 +337,24 @@ class Client:
         """FreezeWorld: from now on every write to the world is refused with
         UNAVAILABLE naming `moving_to` ("host:port", required unless thaw),
         reads go on; with thaw=True writes are accepted again. Idempotent.
-        The FreezeWorldResponse (tick, state_hash, history_ticks, frozen)."""
+        Journaled before it is answered (a restarted server comes back with
+        the world frozen); a freeze or a thaw raises the world's epoch.
+        The FreezeWorldResponse (tick, state_hash, history_ticks, frozen,
+        epoch). To undo a move's freeze, fleet.thaw_world checks the
+        destination first."""
         return self._call("FreezeWorld", pb.FreezeWorldRequest(world_id=world_id, destination=moving_to, thaw=thaw))
 
-    def import_world(self, world_id, journal, expected_tick, expected_state_hash):
+    def import_world(self, world_id, journal, expected_tick, expected_state_hash, expected_epoch=0):
         """ImportWorld: adds the world rebuilt from `journal` (export_journal's
         bytes from another instance), all or nothing, checked to replay to
-        `expected_tick` with `expected_state_hash` (FAILED_PRECONDITION
-        otherwise). The ImportWorldResponse (world, records)."""
+        `expected_tick` with `expected_state_hash` and, unless
+        `expected_epoch` is 0, to end frozen at that epoch (the freeze's;
+        the world then serves here at it). FAILED_PRECONDITION otherwise.
+        The ImportWorldResponse (world, records)."""
         return self._call("ImportWorld", pb.ImportWorldRequest(world_id=world_id, journal=journal,
                                                                expected_tick=expected_tick,
-                                                               expected_state_hash=expected_state_hash))
+                                                               expected_state_hash=expected_state_hash,
+                                                               expected_epoch=expected_epoch))
 
 
 class _Watch:

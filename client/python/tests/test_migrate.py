@@ -3,10 +3,16 @@ own journal (freeze_world, import_world, fleet.migrate_world; the C++ side
 is tests/server/migration_test.cc): the move keeps the tick, the state hash
 and the history (past-tick answers); the source refuses writes while frozen
 and answers "moved to" afterwards; every failed move leaves the world
-serving (thawed) on the source; only admins may freeze or import."""
+serving (thawed) on the source; only admins may freeze or import. Durable
+moves (docs/fleet.md "Durable moves"): a source restarted after the
+destination's import comes back frozen, thaw_world refuses to thaw it and
+resume_migration finishes the move; an import whose reply was lost goes
+on, one that never arrived leaves the source frozen for resume_migration
+or thaw_world; a write naming a stale epoch is refused."""
 
 import hashlib
 import socket
+import time
 
 import grpc
 import pytest
@@ -22,9 +28,11 @@ def journaled(tmp_path):
     """start(*flags): a server with its own journal, stopped after the test."""
     started = []
 
-    def start(*flags):
-        s = start_server(f"--data_dir={tmp_path / f'journal-{len(started)}'}", "--journal_sync=off",
-                         "--snapshot_every_ticks=16", *flags)
+    def start(*flags, data_dir=None):
+        """`data_dir`: another server's, stopped, to restart it on its journal."""
+        data_dir = data_dir or tmp_path / f"journal-{len(started)}"
+        s = start_server(f"--data_dir={data_dir}", "--journal_sync=off", "--snapshot_every_ticks=16", *flags)
+        s.data_dir = data_dir
         started.append(s)
         return s
 
@@ -218,3 +226,148 @@ def test_only_admins_may_freeze_import_or_migrate(journaled, tmp_path):
         assert report.tick == before[0] + 1
     with ac.Client(b.address, token="writer-4567") as there:
         assert there.get_state_hash("w") == (report.tick, report.state_hash)
+
+
+def describe_when_back(client, world_id):
+    """DescribeWorld's WorldInfo, retried while a restarted server replays
+    its journal ("not back yet")."""
+    for _ in range(400):
+        try:
+            return client.describe_world(world_id).world
+        except ac.ArbiterError as error:
+            if "not back yet" not in error.reason:
+                raise
+            time.sleep(0.05)
+    raise AssertionError(f"world '{world_id}' did not come back")
+
+
+def refused(call, code, *fragments):
+    """call() fails with `code` and each of `fragments`; the error."""
+    with pytest.raises(ac.ArbiterError) as failed:
+        call()
+    assert failed.value.code == code, failed.value
+    for fragment in fragments:
+        assert fragment in str(failed.value), failed.value
+    return failed.value
+
+
+def freeze_and_import(source, destination, world_id, to_address):
+    """A move's first three stages by hand (the freeze, the export, the
+    destination's import at the freeze's epoch), stopping before the
+    source's delete. The FreezeWorldResponse."""
+    frozen = source.freeze_world(world_id, moving_to=to_address)
+    journal = source.export_journal(world_id, from_tick=max(0, frozen.tick - frozen.history_ticks))
+    imported = destination.import_world(world_id, journal, expected_tick=frozen.tick,
+                                        expected_state_hash=frozen.state_hash, expected_epoch=frozen.epoch)
+    assert (imported.world.epoch, imported.world.moving_to) == (frozen.epoch, ""), "it serves there at the epoch"
+    return frozen
+
+
+def test_a_source_restarted_after_the_import_comes_back_frozen_and_resume_finishes_the_move(journaled):
+    a, b = journaled(), journaled()
+    with ac.Client(a.address) as source, ac.Client(b.address) as destination:
+        before = make_world(source, "crashing", ticks=20)
+        assert (source.describe_world("crashing").world.epoch, source.describe_world("crashing").world.moving_to) \
+            == (0, "")
+        frozen = freeze_and_import(source, destination, "crashing", b.address)
+        assert (frozen.tick, frozen.state_hash, frozen.epoch) == (*before, 1)
+    a.stop()  # SIGKILL before the source's delete
+    a = journaled(data_dir=a.data_dir)
+
+    with ac.Client(a.address) as source, ac.Client(b.address) as destination:
+        back = describe_when_back(source, "crashing")
+        assert (back.moving_to, back.epoch, back.tick, back.state_hash) == (b.address, frozen.epoch, *before), \
+            "the source comes back frozen, not live"
+        refused(lambda: source.step("crashing"), grpc.StatusCode.UNAVAILABLE, f"is moving to {b.address}")
+
+        # The move happened: thawing the source would make two writers.
+        refused(lambda: ac.thaw_world(source, "crashing", destination=destination),
+                grpc.StatusCode.FAILED_PRECONDITION, f"serves world 'crashing' at epoch {frozen.epoch}",
+                "the move happened")
+        assert describe_when_back(source, "crashing").moving_to == b.address, "still frozen"
+        # Resuming towards another destination is refused before anything changes.
+        refused(lambda: ac.resume_migration(source, destination, "crashing", destination_address="10.0.0.9:1"),
+                grpc.StatusCode.FAILED_PRECONDITION, f"is moving to {b.address}, not 10.0.0.9:1")
+
+        report = ac.resume_migration(a.address, b.address, "crashing")
+        assert (report.tick, report.state_hash, report.epoch) == (*before, frozen.epoch)
+        assert report.resumed_after_import and report.records == 0 and report.warning == ""
+        refused(lambda: source.get_state_hash("crashing"), grpc.StatusCode.UNAVAILABLE, f"moved to {b.address}")
+        assert destination.step("crashing", expected_epoch=frozen.epoch).tick == before[0] + 1
+        refused(lambda: ac.resume_migration(source, destination, "crashing"), grpc.StatusCode.NOT_FOUND,
+                "does not hold world 'crashing'")
+
+
+class ImportReplyLost(ac.Client):
+    """A destination whose ImportWorld fails as if the connection dropped:
+    after the server committed the import (`arrives`) or before it got it."""
+    arrives = True
+
+    def import_world(self, *args, **kwargs):
+        if self.arrives:
+            super().import_world(*args, **kwargs)
+        raise ac.ArbiterError(grpc.StatusCode.UNAVAILABLE, None, "Socket closed")
+
+
+def test_an_import_of_unknown_outcome_asks_the_destination_and_otherwise_leaves_the_source_frozen(journaled):
+    a, b = journaled(), journaled()
+    with ac.Client(a.address) as source, ImportReplyLost(b.address) as flaky, ac.Client(b.address) as destination:
+        worlds = {w: make_world(source, w, ticks=8) for w in ("arrived", "lost", "undone")}
+
+        # The import committed and only its reply was lost: the world serves
+        # on the destination at the freeze's epoch, so the move goes on.
+        report = ac.migrate_world(source, flaky, "arrived")
+        assert (report.tick, report.state_hash, report.epoch, report.warning) == (*worlds["arrived"], 1, "")
+        there = destination.describe_world("arrived").world
+        assert (there.epoch, there.moving_to, there.state_hash) == (1, "", worlds["arrived"][1])
+        refused(lambda: source.step("arrived"), grpc.StatusCode.UNAVAILABLE, f"moved to {b.address}")
+
+        # The import never got there: the source stays frozen (thawing it
+        # could make two writers were it not so) and the error says --resume.
+        flaky.arrives = False
+        for w in ("lost", "undone"):
+            refused(lambda: ac.migrate_world(source, flaky, w), grpc.StatusCode.UNAVAILABLE,
+                    "--to: importing the world: Socket closed", "whether the destination took the world is not known",
+                    "--resume")
+            held = source.describe_world(w).world
+            assert (held.moving_to, held.epoch) == (b.address, 1)
+            refused(lambda: source.step(w), grpc.StatusCode.UNAVAILABLE, f"is moving to {b.address}")
+            refused(lambda: destination.describe_world(w), grpc.StatusCode.NOT_FOUND)
+
+        resumed = ac.resume_migration(source, destination, "lost")
+        assert (resumed.tick, resumed.state_hash, resumed.epoch) == (*worlds["lost"], 1)
+        assert not resumed.resumed_after_import and resumed.records > 0 and resumed.export_bytes > 0
+        assert destination.step("lost", expected_epoch=1).tick == worlds["lost"][0] + 1
+
+        # The destination answers and does not hold it: thawing is safe.
+        thawed = ac.thaw_world(a.address, "undone", destination=b.address)
+        assert (thawed.frozen, thawed.epoch) == (False, 2)
+        assert source.step("undone", expected_epoch=2).tick == worlds["undone"][0] + 1
+
+
+def test_a_write_naming_a_stale_epoch_is_refused_by_a_copy_thawed_by_hand(journaled):
+    a, b = journaled(), journaled()
+    with ac.Client(a.address) as source, ac.Client(b.address) as destination:
+        make_world(source, "w", ticks=6)
+        frozen = freeze_and_import(source, destination, "w", b.address)
+        # The operator's word, without asking the destination: two live copies.
+        thawed = ac.thaw_world(source, "w")
+        assert not thawed.frozen and thawed.epoch == frozen.epoch + 1
+        assert (source.describe_world("w").world.epoch, source.describe_world("w").world.moving_to) \
+            == (thawed.epoch, "")
+
+        stale = f"expected_epoch: {frozen.epoch}, but world 'w' is at epoch {thawed.epoch}"
+        snapshot = source.get_snapshot("w").snapshot
+        before = source.get_state_hash("w")
+        for write in (lambda c: c.step("w", expected_epoch=frozen.epoch),
+                      lambda c: c.add_bodies("w", [ac.body(99, "dynamic", (3, 3), [ac.circle(1)])],
+                                             expected_epoch=frozen.epoch),
+                      lambda c: c.update_bodies("w", [c.set_velocity(2, (1, 0))], expected_epoch=frozen.epoch),
+                      lambda c: c.remove_bodies("w", [2], expected_epoch=frozen.epoch),
+                      lambda c: c.restore("w", snapshot, expected_epoch=frozen.epoch)):
+            refused(lambda: write(source), grpc.StatusCode.FAILED_PRECONDITION, stale)
+            assert source.get_state_hash("w") == before, "a refused write changes nothing"
+            write(destination)  # the owner at that epoch takes it
+        refused(lambda: destination.step("w", expected_epoch=thawed.epoch), grpc.StatusCode.FAILED_PRECONDITION,
+                f"expected_epoch: {thawed.epoch}, but world 'w' is at epoch {frozen.epoch}")
+        assert source.step("w", expected_epoch=thawed.epoch).tick == before[0] + 1
