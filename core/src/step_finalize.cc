@@ -57,10 +57,10 @@ Fixed TimeOfImpact(const World::Impl& w, const BodyRecord& body, const Transform
 
 }  // namespace
 
-bool MovesFarEnough(const World::Impl& w, const ShapeRecord& s, Vec2 motion) {
+Aabb PlacedBox(const World::Impl& w, const ShapeRecord& s) {
   // ComputeProxyAabb(w.ProxyOf(s)) read in place: the proxy's points are
   // the first `count` world points (two for a chain segment, whose ghosts
-  // are not in its box), and the radius adds the same 2r to both extents.
+  // are not in its box), grown by the radius.
   const Vec2* points = &w.world_points[s.point_offset];
   const int count = s.type == ShapeType::kChainSegment ? 2 : s.point_count;
   Vec2 lower = points[0], upper = points[0];
@@ -69,9 +69,12 @@ bool MovesFarEnough(const World::Impl& w, const ShapeRecord& s, Vec2 motion) {
     upper = {Max(upper.x, points[i].x), Max(upper.y, points[i].y)};
   }
   const Vec2 r{s.radius, s.radius};
-  lower = lower - r;
-  upper = upper + r;
-  const Fixed size = Min(upper.x - lower.x, upper.y - lower.y).Half().Half();
+  return {lower - r, upper + r};
+}
+
+bool MovesFarEnough(const World::Impl& w, const ShapeRecord& s, Vec2 motion) {
+  const Aabb box = PlacedBox(w, s);
+  const Fixed size = Min(box.upper.x - box.lower.x, box.upper.y - box.lower.y).Half().Half();
   return Max(Abs(motion.x), Abs(motion.y)) > size;
 }
 
