@@ -65,16 +65,19 @@ struct Options {
   bool box2d_sleep = true;
   bool profile = false;
   uint32_t step_threads = 2;  // the second Arbiter row; 1: no such row
+  bool arbiter_only = false;  // no peers (for perf record)
 };
 
 void Usage() {
   std::printf(
-      "usage: step_bench [--scene FILE] [--ticks N | --quick] [--step-threads N] [--no-box2d-sleep] [--profile]\n"
+      "usage: step_bench [--scene FILE] [--ticks N | --quick] [--step-threads N] [--no-box2d-sleep] [--arbiter-only]\n"
+      "                  [--profile]\n"
       "  --scene FILE       scene to step (default: rain-2k from scenes/ or ../shared/scenes/)\n"
       "  --ticks N          ticks to run (default: the scene's \"steps\", else 600)\n"
       "  --quick            60 ticks (smoke test)\n"
       "  --step-threads N   threads of the second Arbiter row, a StepThreadPool (default 2; 1: no such row)\n"
       "  --no-box2d-sleep   leave out the context row of Box2D with sleeping on\n"
+      "  --arbiter-only     step the Arbiter rows alone (for perf record; no peer to compare with)\n"
       "  --profile          accepted for compatibility: the per-stage breakdown is always printed\n");
 }
 
@@ -108,6 +111,8 @@ bool ParseOptions(int argc, char** argv, Options* o) {
       }
     } else if (a == "--quick") {
       o->ticks = 60;
+    } else if (a == "--arbiter-only") {
+      o->arbiter_only = true;
     } else if (a == "--no-box2d-sleep") {
       o->box2d_sleep = false;
     } else if (a == "--profile") {
@@ -301,9 +306,11 @@ int RunBench(const Options& o) {
   };
   add(MakeArbiterStepper());  // first: the ratios divide by runs[0]
   if (o.step_threads > 1) add(MakeArbiterStepper(o.step_threads));
-  add(MakeBox2dStepper({8, 3, false}));
-  add(MakeChipmunkStepper(10));
-  if (o.box2d_sleep) add(MakeBox2dStepper({8, 3, true}));
+  if (!o.arbiter_only) {
+    add(MakeBox2dStepper({8, 3, false}));
+    add(MakeChipmunkStepper(10));
+    if (o.box2d_sleep) add(MakeBox2dStepper({8, 3, true}));
+  }
 
   for (Run& r : runs) {
     const auto t0 = Clock::now();

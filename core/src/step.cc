@@ -149,7 +149,6 @@ StepState& StepScratch::Fresh() {
   st.any_kinematic = false;
   st.pairs.clear();
   st.sweep.clear();
-  st.constraints.clear();
   st.next_contacts.clear();
   st.begin_events.clear();
   st.end_events.clear();

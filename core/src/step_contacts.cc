@@ -45,7 +45,8 @@ class FrictionMixer {
 };
 
 // The solver contact of one manifold, warm started from `previous`,
-// written into `c` (a fresh, value-initialised constraint).
+// written into `out`: every field the solver reads (the points past
+// point_count are never read), so `out` may hold an older tick's contact.
 void MakeConstraint(const World::Impl& w, const StepState& st, const Pair& pair, const Manifold& m,
                     const ContactState* previous, FrictionMixer* friction, SolverContact* out) {
   const ShapeRecord& sa = w.shapes[pair.shape_a];
@@ -64,6 +65,7 @@ void MakeConstraint(const World::Impl& w, const StepState& st, const Pair& pair,
   const Vec2 tangent = RightPerp(m.normal);
   for (int i = 0; i < m.point_count; ++i) {
     SolverPoint& p = c.points[i];
+    p = SolverPoint{};
     p.id = m.points[i].id;
     p.anchor_a = m.points[i].point - ca;
     p.anchor_b = m.points[i].point - cb;
@@ -181,7 +183,9 @@ void PrepareContacts(const World::Impl& w, StepState* st) {
   // Each chunk's constraints start after the earlier chunks' (pair order).
   size_t firsts[kMaxStepChunks + 1] = {};
   for (uint32_t c = 0; c < chunks; ++c) firsts[c + 1] = firsts[c] + out[c].touching;
-  st->constraints.resize(firsts[chunks]);  // value-initialised, as MakeConstraint wants
+  // Not emptied between ticks (StepScratch::Fresh): MakeConstraint writes
+  // every field of its constraint, so only new elements are initialised.
+  st->constraints.resize(firsts[chunks]);
   st->next_contacts.resize(firsts[chunks]);
   st->tasks.Run(chunks, [&](uint32_t c, uint32_t) {
     BuildConstraints(w, st, ChunkBegin(n, chunks, c), ChunkBegin(n, chunks, c + 1), firsts[c], c + 1 == chunks, &out[c]);

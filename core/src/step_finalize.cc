@@ -27,12 +27,14 @@ void ClampToWorld(Vec2* center, Vec2* velocity) {
 }
 
 // The earliest impact fraction of the body's shapes moving by `motion` from
-// `start_pose`, or one. Only shapes that move more than half their smaller
+// `start_pose`, or one; *swept says whether any of its non-sensor shapes
+// moved far enough to be cast. Only shapes that move more than half their smaller
 // half-extent (Box2D v3's safety factor) can tunnel; touching at the start is
 // the contact solver's business.
 Fixed TimeOfImpact(const World::Impl& w, const BodyRecord& body, const Transform& start_pose, Vec2 motion,
-                   bool any_kinematic) {
+                   bool any_kinematic, bool* swept) {
   Fixed toi = kFixedOne;
+  *swept = false;
   QueryFilter filter;
   // Static and kinematic geometry; a bullet's movers are BulletTimeOfImpact's.
   filter.body_types = body.is_bullet ? 0b001 : 0b011;
@@ -43,6 +45,7 @@ Fixed TimeOfImpact(const World::Impl& w, const BodyRecord& body, const Transform
     const ShapeRecord& s = w.shapes[body.first_shape + k];
     if (s.is_sensor) continue;
     if (!MovesFarEnough(w, s, motion)) continue;
+    *swept = true;
     QueryFilter shape_filter = filter;
     shape_filter.category_bits = s.filter.category_bits;
     shape_filter.mask_bits = s.filter.mask_bits;
@@ -52,19 +55,25 @@ Fixed TimeOfImpact(const World::Impl& w, const BodyRecord& body, const Transform
   return toi;
 }
 
-// Whether any of the body's non-sensor shapes moves far enough to be cast.
-bool SweepsAnyShape(const World::Impl& w, const BodyRecord& body, Vec2 motion) {
-  for (uint32_t k = 0; k < body.shape_count; ++k) {
-    const ShapeRecord& s = w.shapes[body.first_shape + k];
-    if (!s.is_sensor && MovesFarEnough(w, s, motion)) return true;
-  }
-  return false;
-}
-
 }  // namespace
 
+Aabb PlacedBox(const World::Impl& w, const ShapeRecord& s) {
+  // ComputeProxyAabb(w.ProxyOf(s)) read in place: the proxy's points are
+  // the first `count` world points (two for a chain segment, whose ghosts
+  // are not in its box), grown by the radius.
+  const Vec2* points = &w.world_points[s.point_offset];
+  const int count = s.type == ShapeType::kChainSegment ? 2 : s.point_count;
+  Vec2 lower = points[0], upper = points[0];
+  for (int i = 1; i < count; ++i) {
+    lower = {Min(lower.x, points[i].x), Min(lower.y, points[i].y)};
+    upper = {Max(upper.x, points[i].x), Max(upper.y, points[i].y)};
+  }
+  const Vec2 r{s.radius, s.radius};
+  return {lower - r, upper + r};
+}
+
 bool MovesFarEnough(const World::Impl& w, const ShapeRecord& s, Vec2 motion) {
-  const Aabb box = ComputeProxyAabb(w.ProxyOf(s));
+  const Aabb box = PlacedBox(w, s);
   const Fixed size = Min(box.upper.x - box.lower.x, box.upper.y - box.lower.y).Half().Half();
   return Max(Abs(motion.x), Abs(motion.y)) > size;
 }
@@ -76,12 +85,6 @@ ShapeProxy PlacedProxy(const World::Impl& w, const ShapeRecord& s, const Transfo
 }
 
 namespace {
-
-// A mover's path this tick: from `start` (the end rotation) by `motion`.
-struct MoverPath {
-  Transform start;
-  Vec2 motion;
-};
 
 // Stage 5a for one mover: velocities and the end pose from the solver,
 // kept inside the world range; `path` gets the start pose (at the end
@@ -157,9 +160,8 @@ bool FinalizeMover(const World::Impl& w, const StepState& st, const BodyRecord& 
                    Transform* end) {
   bool swept = false;
   if (body.type == BodyType::kDynamic && path->motion != Vec2{}) {
-    const Fixed toi = TimeOfImpact(w, body, path->start, path->motion, st.any_kinematic);
+    const Fixed toi = TimeOfImpact(w, body, path->start, path->motion, st.any_kinematic, &swept);
     if (toi < kFixedOne) end->p = StopShort(*path, toi);
-    swept = SweepsAnyShape(w, body, path->motion);
   }
   path->motion = end->p - path->start.p;  // what the body really did
   return swept;
@@ -186,7 +188,8 @@ void FinalizeInOrder(World::Impl& w, StepState& st, std::vector<MoverPath>& path
 // the tree moves follow in id order, as FinalizeInOrder makes them.
 void FinalizeInTasks(World::Impl& w, StepState& st, std::vector<MoverPath>& paths, std::vector<Transform>& ends) {
   const size_t n = st.movers.size();
-  std::vector<uint8_t> swept(n, 0);
+  std::vector<uint8_t>& swept = st.mover_swept;
+  swept.assign(n, 0);
   if (st.refit.size() < w.shapes.size()) {
     st.refit.resize(w.shapes.size());
     st.refit_box.resize(w.shapes.size());
@@ -222,8 +225,12 @@ void FinalizeInTasks(World::Impl& w, StepState& st, std::vector<MoverPath>& path
 
 void FinalizeBodies(World::Impl& w, StepState* state) {
   StepState& st = *state;
-  std::vector<MoverPath> paths(st.movers.size());
-  std::vector<Transform> ends(st.movers.size());
+  // Every mover's entries are written by pass 1 before anything reads
+  // them, so the buffers are only sized (kept from tick to tick).
+  std::vector<MoverPath>& paths = st.paths;
+  std::vector<Transform>& ends = st.ends;
+  paths.resize(st.movers.size());
+  ends.resize(st.movers.size());
   // Pass 1: every mover but the bullets takes its pose; a dynamic one that
   // would tunnel through static or kinematic geometry stops short of it.
   if (st.any_kinematic || st.tasks.workers() == 1) {
@@ -238,10 +245,11 @@ void FinalizeBodies(World::Impl& w, StepState* state) {
     BodyRecord& body = w.bodies[slot];
     if (!IsBullet(body)) continue;
     if (paths[i].motion != Vec2{}) {
-      Fixed toi = TimeOfImpact(w, body, paths[i].start, paths[i].motion, /*any_kinematic=*/false);
+      bool swept = false;
+      Fixed toi = TimeOfImpact(w, body, paths[i].start, paths[i].motion, /*any_kinematic=*/false, &swept);
       toi = Min(toi, BulletTimeOfImpact(w, st, i, paths));
       if (toi < kFixedOne) ends[i].p = StopShort(paths[i], toi);
-      if (SweepsAnyShape(w, body, paths[i].motion)) st.swept.push_back({slot, paths[i].start, ends[i].p - paths[i].start.p});
+      if (swept) st.swept.push_back({slot, paths[i].start, ends[i].p - paths[i].start.p});
     }
     body.transform = ends[i];
     w.SyncBodyShapes(slot);

@@ -130,6 +130,17 @@ struct SweptBody {
   Vec2 motion;
 };
 
+/// A mover's path this tick: from `start` (the end rotation) by `motion`
+/// (step_finalize.cc).
+struct MoverPath {
+  Transform start;
+  Vec2 motion;
+};
+
+/// A live shape's tight box at its current world points:
+/// ComputeProxyAabb(w.ProxyOf(s)), without copying the proxy.
+Aabb PlacedBox(const World::Impl& w, const ShapeRecord& s);
+
 /// True when a shape's motion can carry it past what it could touch at
 /// either end: more than half its smaller half-extent (Box2D v3's safety
 /// factor). Only such shapes are cast by continuous collision and swept
@@ -145,6 +156,13 @@ ShapeProxy PlacedProxy(const World::Impl& w, const ShapeRecord& s, const Transfo
 struct ChunkOutput {
   std::vector<Pair> pairs;
   std::vector<SweepEntry> sweep;
+  /// The shapes of last tick's sorted sweep, in order, and its axis: where
+  /// this tick's sort starts (step_pairs.cc). They only make the sort
+  /// faster: any content gives the same sorted list.
+  std::vector<uint32_t> sweep_previous;
+  bool sweep_was_x = true;
+  std::vector<uint32_t> sweep_entry_of;
+  std::vector<SweepEntry> sweep_ordered;
   std::vector<ContactEvent> begin_events;
   std::vector<ContactEvent> end_events;
   size_t touching = 0;  // manifolds with points in the chunk's pairs
@@ -185,7 +203,14 @@ struct StepState {
 
   std::vector<Pair> pairs;
   std::vector<SweepEntry> sweep;
-  std::vector<SolverContact> constraints;
+  /// The shapes of last tick's sorted sweep, in order, and its axis: where
+  /// this tick's sort starts (step_pairs.cc). They only make the sort
+  /// faster: any content gives the same sorted list.
+  std::vector<uint32_t> sweep_previous;
+  bool sweep_was_x = true;
+  std::vector<uint32_t> sweep_entry_of;
+  std::vector<SweepEntry> sweep_ordered;
+  std::vector<SolverContact> constraints;  // not emptied by Fresh: sized by stage 3
   std::vector<ContactState> next_contacts;  // constraints[i] is next_contacts[i]
   std::vector<ContactEvent> begin_events;
   std::vector<ContactEvent> end_events;
@@ -197,6 +222,11 @@ struct StepState {
   /// must move, and to where (step_finalize.cc).
   std::vector<uint8_t> refit;
   std::vector<Aabb> refit_box;
+  /// Stage 5, by mover: its path, its end pose and (when parallel) whether
+  /// continuous collision swept it; kept for their capacity.
+  std::vector<MoverPath> paths;
+  std::vector<Transform> ends;
+  std::vector<uint8_t> mover_swept;
 };
 
 /// Stage 2: every pair of non-sensor shapes, at least one of them dynamic,

@@ -58,7 +58,7 @@ void PairWithStatics(const World::Impl& w, const StepState& st, bool sweep_x, si
       const uint32_t si = body.first_shape + i;
       const ShapeRecord& s = w.shapes[si];
       if (s.is_sensor) continue;  // sensors are handled after the solve
-      const Aabb tight = ComputeProxyAabb(w.ProxyOf(s));
+      const Aabb tight = PlacedBox(w, s);
       if (body.type == BodyType::kDynamic) {
         const Fixed g = reach + kSpeculativeDistance;
         w.static_tree.Query({tight.lower - Vec2{g, g}, tight.upper + Vec2{g, g}}, [&, si = si](uint32_t other) {
@@ -110,6 +110,52 @@ void MergePairs(std::vector<ChunkOutput>& chunks, uint32_t count, std::vector<Pa
   }
 }
 
+// The entries sorted by SweepLess. Keys are unique, so any sort gives the
+// same list; bodies move little in a tick, so last tick's order of the
+// shapes (when along the same axis) is nearly sorted already, and an
+// insertion sort from it does about n steps where a full sort does
+// n log n. A list too far from sorted (more shifts than a budget) is
+// sorted anew, as is any list after an axis change.
+void SortSweep(const World::Impl& w, StepState* st, bool sweep_x) {
+  std::vector<SweepEntry>& entries = st->sweep;
+  std::vector<uint32_t>& previous = st->sweep_previous;
+  if (sweep_x != st->sweep_was_x || previous.empty()) {
+    std::sort(entries.begin(), entries.end(), SweepLess);
+  } else {
+    // Last tick's order first (shapes still sweeping), then the new ones.
+    std::vector<uint32_t>& entry_of = st->sweep_entry_of;  // by shape: 1 + its entry, 0 for none
+    if (entry_of.size() < w.shapes.size()) entry_of.resize(w.shapes.size(), 0);
+    for (size_t i = 0; i < entries.size(); ++i) entry_of[entries[i].shape] = static_cast<uint32_t>(i + 1);
+    std::vector<SweepEntry>& ordered = st->sweep_ordered;
+    ordered.clear();
+    for (const uint32_t shape : previous) {
+      if (shape < entry_of.size() && entry_of[shape] != 0) {
+        ordered.push_back(entries[entry_of[shape] - 1]);
+        entry_of[shape] = 0;
+      }
+    }
+    for (const SweepEntry& e : entries) {
+      if (entry_of[e.shape] == 0) continue;
+      ordered.push_back(e);
+      entry_of[e.shape] = 0;
+    }
+    std::swap(entries, ordered);
+    const size_t budget = 8 * entries.size() + 64;
+    size_t shifts = 0;
+    for (size_t i = 1; i < entries.size() && shifts <= budget; ++i) {
+      const SweepEntry e = entries[i];
+      size_t j = i;
+      for (; j > 0 && SweepLess(e, entries[j - 1]); --j) entries[j] = entries[j - 1];
+      entries[j] = e;
+      shifts += i - j;
+    }
+    if (shifts > budget) std::sort(entries.begin(), entries.end(), SweepLess);
+  }
+  st->sweep_was_x = sweep_x;
+  previous.clear();
+  for (const SweepEntry& e : entries) previous.push_back(e.shape);
+}
+
 // Sweeps along the axis over which the movable bodies spread more, so that
 // a tall pile does not put every body in one sweep interval.
 bool SweepAlongX(const World::Impl& w, const StepState& st) {
@@ -141,7 +187,7 @@ void FindPairs(const World::Impl& w, StepState* st) {
   } else {
     for (uint32_t c = 0; c < by_mover; ++c) entries.insert(entries.end(), chunks[c].sweep.begin(), chunks[c].sweep.end());
   }
-  std::sort(entries.begin(), entries.end(), SweepLess);
+  SortSweep(w, st, sweep_x);
   // The sweep by ranges of entries, each range's pairs into its own chunk
   // (after the static pairs it may hold), then each chunk sorted and all
   // merged: each pair was found once, a static partner by one query, a

@@ -99,28 +99,67 @@ Int128 DivRoundNearest(Int128 a, int64_t d) {
 }
 #endif  // !ARBITER_NATIVE_INT128
 
+namespace {
+
+// ceil(sqrt((t + 1) 2^22)) for t in [2^8, 2^10): an upper bound of
+// sqrt(x) 2^11 for every x in [t, t + 1), about 2^-9 above it at worst
+// (sqrt(1 + 1/t) - 1 <= 2^-9, plus the ceiling's 2^-15). Exact integers,
+// computed at compile time.
+struct SqrtSeeds {
+  uint32_t upper[1024] = {};
+  constexpr SqrtSeeds() {
+    for (uint64_t t = 256; t < 1024; ++t) {
+      const uint64_t v = (t + 1) << 22;  // < 2^32
+      uint64_t r = 0;
+      for (uint64_t bit = uint64_t{1} << 16; bit != 0; bit >>= 1) {
+        if ((r + bit) * (r + bit) <= v) r += bit;
+      }
+      upper[t] = static_cast<uint32_t>(r * r == v ? r : r + 1);
+    }
+  }
+};
+constexpr SqrtSeeds kSqrtSeeds;
+
+// a < b for two values taken as unsigned 128-bit integers.
+bool LessU128(Int128 a, Int128 b) { return a.hi() != b.hi() ? a.hi() < b.hi() : a.lo() < b.lo(); }
+
+}  // namespace
+
 uint64_t ISqrtFloor(Int128 a) {
   if (a.IsNegative() || a.IsZero()) return 0;
   // Newton's iteration from above (x <- (x + a/x) / 2 decreases to
-  // floor(sqrt(a)) and stops there; Crandall & Pomerance, Algorithm 9.2.11),
-  // seeded with sqrt of the top 16 bits plus one, so that the start is at
-  // most 2^-7 too high and three or four steps suffice. Exact: no floats.
+  // floor(sqrt(a)) and stops there; Crandall & Pomerance, Algorithm 9.2.11).
+  // Seed: with a's top ten bits t (an even shift 2h below them), sqrt(a) <
+  // sqrt(t + 1) 2^h <= upper[t] 2^(h - 11), at most 2^-9 too high, so three
+  // steps bring x within one of sqrt(a) for any a < 2^127. Small a (h < 11)
+  // take the seed sqrt(top 16 bits) + 1 found bit by bit. Each step's x is
+  // at least floor(sqrt(a)); once x^2 <= a it is that floor, which a product
+  // tells instead of one more division. Exact: no floats.
   const int width = a.BitWidth();
-  const int shift = width > 16 ? ((width - 16 + 1) & ~1) : 0;  // even
-  const uint64_t top = a.ShiftRight(shift).lo();                 // < 2^16
-  uint64_t seed = 0;
-  for (uint64_t bit = uint64_t{1} << 7; bit != 0; bit >>= 1) {
-    if ((seed + bit) * (seed + bit) <= top) seed += bit;
+  uint64_t x;
+  const int shift10 = width > 10 ? ((width - 10 + 1) & ~1) : 0;  // even
+  if (shift10 / 2 >= 11) {
+    const uint64_t top = a.ShiftRight(shift10).lo();  // in [2^8, 2^10)
+    const int up = shift10 / 2 - 11;
+    // sqrt(a) < 2^63.5: an upper bound past 2^64 - 1 is clamped (still >= sqrt(a)).
+    const uint64_t seed = kSqrtSeeds.upper[top];
+    x = up >= 64 - 17 && (seed >> (64 - up)) != 0 ? ~uint64_t{0} : seed << up;
+  } else {
+    const int shift = width > 16 ? ((width - 16 + 1) & ~1) : 0;  // even
+    const uint64_t top = a.ShiftRight(shift).lo();                 // < 2^16
+    uint64_t seed = 0;
+    for (uint64_t bit = uint64_t{1} << 7; bit != 0; bit >>= 1) {
+      if ((seed + bit) * (seed + bit) <= top) seed += bit;
+    }
+    x = (seed + 1) << (shift / 2);  // shift <= 14 here: no overflow
   }
-  // (seed + 1) * 2^(shift/2) > sqrt(a); clamp to 2^64 - 1 (sqrt(a) < 2^63.5).
-  const int half = shift / 2;
-  uint64_t x = half >= 64 - 9 && (seed + 1) >> (64 - half) != 0 ? ~uint64_t{0} : (seed + 1) << half;
   for (;;) {
     // a / x fits in 64 bits because x >= sqrt(a), i.e. a.hi < x.
     uint64_t rem;
     const uint64_t q = a.hi() < x ? DivU128ByU64(a.hi(), a.lo(), x, &rem) : ~uint64_t{0};
     if (q >= x) return x;
     x = q + (x - q) / 2;
+    if (!LessU128(a, wide_internal::MulU64(x, x))) return x;  // x^2 <= a
   }
 }
 

@@ -146,6 +146,27 @@ TEST(Int128, SquareRootIsExact) {
     }
     ASSERT_GE((2 * rr + 1) * (2 * rr + 1), four_a);
   }
+  // The seeds' edges: squares and their neighbours at every size, powers
+  // of two and their neighbours (the top-bits table's bins start and end
+  // there), small values (the bit-by-bit seed) and values near 2^127.
+  auto check_floor = [](unsigned __int128 v) {
+    if (v == 0 || (v >> 127) != 0) return;
+    const unsigned __int128 r = ISqrtFloor(Int128::FromWords(static_cast<uint64_t>(v >> 64), static_cast<uint64_t>(v)));
+    ASSERT_LE(r * r, v);
+    ASSERT_GT((r + 1) * (r + 1), v);
+  };
+  for (int i = 0; i < 200000; ++i) {
+    const uint64_t k = rng.Next() >> (rng.Next() % 64);
+    const unsigned __int128 k2 = static_cast<unsigned __int128>(k) * k;
+    for (const unsigned __int128 v : {k2 - 1, k2, k2 + 1, k2 + 2 * static_cast<unsigned __int128>(k)}) check_floor(v);
+  }
+  for (int b = 0; b < 127; ++b) {
+    const unsigned __int128 p = static_cast<unsigned __int128>(1) << b;
+    check_floor(p - 1);
+    check_floor(p);
+    check_floor(p + 1);
+  }
+  for (uint64_t v = 1; v < 70000; ++v) check_floor(v);
   EXPECT_EQ(ISqrtFloor(Int128(0)), 0u);
   EXPECT_EQ(ISqrtFloor(Int128(-5)), 0u);
   EXPECT_EQ(ISqrtRound(Int128(2)), 1u);
