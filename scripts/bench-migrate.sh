@@ -3,8 +3,8 @@
 # `arbiter migrate` (the export streamed into ImportWorldStream, issue 27)
 # and prints, per world size: bodies, the seconds the source took to step
 # the 30 ticks the move will replay, export bytes, the move's seconds, the
-# window writes were refused, and each server's peak resident memory
-# (VmHWM) before and after the move.
+# window writes were refused, the source's peak resident memory (VmHWM)
+# before and after the move, and the destination's after it.
 #
 #   scripts/bench-migrate.sh [N ...]   arena-N worlds (scenes/generate.py
 #                                      --arena N: N static shapes and N/10
@@ -46,7 +46,7 @@ start() {  # start NAME PORT: one instance with a journal of its own
   return 1
 }
 
-printf '%-8s %10s %12s %14s %10s %14s %16s %16s\n' world bodies step30_s export_bytes move_s refused_ms source_peak_MB dest_peak_MB
+printf '%-8s %10s %12s %14s %10s %14s %22s %16s\n' world bodies step30_s export_bytes move_s refused_ms source_peak_MB_before/after dest_peak_MB
 for n in "${@:-100000}"; do
   python3 scenes/generate.py "$work" --arena "$n" >/dev/null
   scene="$work/arena-$n.scene.json"
@@ -56,17 +56,19 @@ for n in "${@:-100000}"; do
   pid_a="${pids[-1]}"
   start "b$n" "$pb"
   pid_b="${pids[-1]}"
-  "$cli" load "$scene" --server "127.0.0.1:$pa" --world big >/dev/null 2>&1
+  "$cli" load "$scene" --server "127.0.0.1:$pa" --world big --timeout_ms 3600000 >"$work/load.log" 2>&1 ||
+    { cat "$work/load.log" >&2; exit 1; }
   step_started=$(date +%s.%N)
-  "$cli" step 30 --server "127.0.0.1:$pa" --world big >/dev/null 2>&1
+  "$cli" step 30 --server "127.0.0.1:$pa" --world big --timeout_ms 3600000 >/dev/null
   step_s="$(echo "$(date +%s.%N) - $step_started" | bc)"
-  bodies="$("$cli" describe --server "127.0.0.1:$pa" --world big --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["body_count"])')"
+  bodies="$("$cli" describe --server "127.0.0.1:$pa" --world big --json --timeout_ms 3600000 | python3 -c 'import json,sys; print(json.load(sys.stdin)["body_count"])')"
+  source_before=$(($(peak_kb "$pid_a") / 1024))
   started=$(date +%s.%N)
-  report="$("$cli" migrate --json --world big --from "127.0.0.1:$pa" --to "127.0.0.1:$pb")"
+  report="$("$cli" migrate --json --timeout_ms 3600000 --world big --from "127.0.0.1:$pa" --to "127.0.0.1:$pb")"
   ended=$(date +%s.%N)
   read -r bytes refused < <(python3 -c 'import json,sys; r = json.loads(sys.argv[1]); print(r["export_bytes"], r["write_refusal_ms"])' "$report")
-  printf '%-8s %10s %12.2f %14s %10.2f %14s %16d %16d\n' "arena-$n" "$bodies" "$step_s" "$bytes" "$(echo "$ended - $started" | bc)" \
-    "$refused" "$(($(peak_kb "$pid_a") / 1024))" "$(($(peak_kb "$pid_b") / 1024))"
+  printf '%-8s %10s %12.2f %14s %10.2f %14s %22s %16d\n' "arena-$n" "$bodies" "$step_s" "$bytes" "$(echo "$ended - $started" | bc)" \
+    "$refused" "$source_before/$(($(peak_kb "$pid_a") / 1024))" "$(($(peak_kb "$pid_b") / 1024))"
   kill "$pid_a" "$pid_b"
   wait "$pid_a" "$pid_b" 2>/dev/null || true
   rm -rf "$work/a$n" "$work/b$n" "$scene"

@@ -1,15 +1,14 @@
 #include "arbiter_service.h"
 #include "world_metadata.h"
 
-#define XXH_INLINE_ALL
-#include <xxhash.h>
-
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <utility>
 
+#include "journal_export.h"
 #include "status_convert.h"
 #include "world_import.h"
 
@@ -293,34 +292,35 @@ grpc::ServerUnaryReactor* ArbiterService::ImportWorld(grpc::CallbackServerContex
                    [this, request, reply](const CancelFn&) { return operations_->ImportWorld(*request, reply); });
 }
 
-// ---- ExportJournal -------------------------------------------------------------------
-// Reads the journal on a worker (SQLite blocks), then writes the file in
-// chunks, one write in flight at a time. Writer access: the journal holds
-// the world's whole history (and the recorded queries).
+// ---- ExportJournal ----------------------------------------------------------------
+// Opens the export on a worker (SQLite blocks), then produces each chunk on
+// a worker once the previous one is written: one write in flight, so the
+// reader's pace sets the export's and the server holds one chunk plus the
+// largest record (journal_export.h). Writer access: the journal holds the
+// world's whole history (and the recorded queries).
 class ArbiterService::ExportReactor final : public grpc::ServerWriteReactor<v1::ExportJournalChunk> {
  public:
-  static constexpr size_t kChunkBytes = size_t{1} << 20;
-
   ExportReactor(ArbiterService* service, grpc::CallbackServerContext* context, const v1::ExportJournalRequest* request,
-                absl::StatusOr<Permit> permit) {
+                absl::StatusOr<Permit> permit)
+      : service_(service) {
     if (!permit.ok()) {
       Finish(ToGrpc(permit.status()));
       return;
     }
     permit_ = *std::move(permit);  // held until the last chunk is written
-    auto task = [this, service, context, request] {
+    OnWorker([this, context, request] {
       if (context->IsCancelled()) {
         Finish(ToGrpc(absl::CancelledError("cancelled before it ran")));
         return;
       }
-      const absl::Status s = service->operations_->ExportJournal(*request, &file_);
-      if (!s.ok()) {
-        Finish(ToGrpc(s));
+      absl::StatusOr<std::unique_ptr<JournalExport>> opened = service_->operations_->OpenExport(*request);
+      if (!opened.ok()) {
+        Finish(ToGrpc(opened.status()));
         return;
       }
+      export_ = *std::move(opened);
       WriteNext();
-    };
-    if (!service->pool_->Submit(std::move(task))) Finish(ToGrpc(Unavailable()));
+    });
   }
 
   void OnWriteDone(bool ok) override {
@@ -328,27 +328,29 @@ class ArbiterService::ExportReactor final : public grpc::ServerWriteReactor<v1::
       Finish(ToGrpc(absl::CancelledError("the caller went away")));
       return;
     }
-    WriteNext();
+    if (export_->done()) {
+      Finish(grpc::Status::OK);
+      return;
+    }
+    OnWorker([this] { WriteNext(); });
   }
   void OnDone() override { delete this; }
 
  private:
+  void OnWorker(std::function<void()> task) {
+    if (!service_->pool_->Submit(std::move(task))) Finish(ToGrpc(Unavailable()));
+  }
   void WriteNext() {
-    if (offset_ >= file_.size()) {
-      Finish(grpc::Status::OK);
+    if (absl::Status s = export_->Next(&chunk_); !s.ok()) {
+      Finish(ToGrpc(s));
       return;
     }
-    const size_t n = std::min(kChunkBytes, file_.size() - offset_);
-    chunk_.set_data(file_.data() + offset_, n);
-    chunk_.set_total_bytes(file_.size());
-    offset_ += n;
-    if (offset_ == file_.size()) chunk_.set_file_hash(XXH64(file_.data(), file_.size(), 0));
     StartWrite(&chunk_);
   }
 
+  ArbiterService* service_;
   std::optional<Permit> permit_;
-  std::string file_;
-  size_t offset_ = 0;
+  std::unique_ptr<JournalExport> export_;
   v1::ExportJournalChunk chunk_;
 };
 

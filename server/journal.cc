@@ -2,6 +2,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -418,42 +419,93 @@ absl::Status Journal::ReadForRecovery(int64_t key, const Visit& visit) {
   return VisitRows(st.get(), visit);
 }
 
-absl::Status Journal::ReadRange(int64_t key, int64_t from_tick, int64_t to_tick, const Visit& visit) {
+absl::StatusOr<JournalRange> Journal::OpenRange(int64_t key, int64_t from_tick, int64_t to_tick) {
   std::lock_guard<std::mutex> lock(mu_);
+  JournalRange cursor;
+  cursor.key = key;
+  cursor.end_tick = to_tick > 0 ? to_tick : INT64_MAX;
   absl::StatusOr<int64_t> from = FindSnapshotSeq(key, from_tick);
   if (!from.ok()) return from.status();
-  const int64_t end_tick = to_tick > 0 ? to_tick : INT64_MAX;
-  // Queries first, grouped by the change they followed; then the records,
-  // each followed by its queries.
-  std::map<uint64_t, std::vector<v1::JournalRecord>> queries;
-  Statement q(db_, "SELECT record FROM queries WHERE world_key = ?1 AND seq >= ?2 ORDER BY seq, n;");
-  if (!q.ok()) return Error("prepare");
-  q.Bind(1, key);
-  q.Bind(2, *from);
-  if (absl::Status s = VisitRows(q.get(), [&](const v1::JournalRecord& r) {
-        queries[r.seq()].push_back(r);
-        return absl::OkStatus();
-      });
-      !s.ok()) {
-    return s;
-  }
+  cursor.from_seq = *from;
   Statement st(db_,
-               "SELECT record FROM records WHERE world_key = ?1 AND (seq = 0 OR (seq >= ?2 AND tick < ?3)) "
-               "ORDER BY seq;");
-  if (!st.ok()) return Error("prepare");
+               "SELECT (SELECT COALESCE(MAX(seq), 0) FROM records WHERE world_key = ?1),"
+               " (SELECT COALESCE(SUM(length(record)), 0) FROM records WHERE world_key = ?1"
+               "  AND (seq = 0 OR (seq >= ?2 AND tick < ?3))),"
+               " (SELECT COALESCE(SUM(length(record)), 0) FROM queries WHERE world_key = ?1 AND seq >= ?2);");
+  if (!st.ok()) return Error("prepare range");
   st.Bind(1, key);
-  st.Bind(2, *from);
-  st.Bind(3, end_tick);
-  return VisitRows(st.get(), [&](const v1::JournalRecord& r) -> absl::Status {
+  st.Bind(2, cursor.from_seq);
+  st.Bind(3, cursor.end_tick);
+  if (sqlite3_step(st.get()) != SQLITE_ROW) return Error("measure range");
+  cursor.end_seq = sqlite3_column_int64(st.get(), 0);
+  cursor.stored_bytes = static_cast<uint64_t>(sqlite3_column_int64(st.get(), 1)) +
+                        static_cast<uint64_t>(sqlite3_column_int64(st.get(), 2));
+  return cursor;
+}
+
+absl::Status Journal::ReadPage(JournalRange* cursor, int64_t max_records, const Visit& visit) {
+  std::vector<v1::JournalRecord> records;
+  std::map<uint64_t, std::vector<v1::JournalRecord>> queries;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    // Compaction deletes a prefix before a snapshot: if the records after
+    // the last one read went, the range's first snapshot went with them.
+    if (cursor->last_seq >= 0) {
+      Statement first(db_, "SELECT 1 FROM records WHERE world_key = ?1 AND seq = ?2;");
+      if (!first.ok()) return Error("prepare");
+      first.Bind(1, cursor->key);
+      first.Bind(2, cursor->from_seq);
+      const int rc = sqlite3_step(first.get());
+      if (rc != SQLITE_ROW && rc != SQLITE_DONE) return Error("read records");
+      if (rc == SQLITE_DONE) {
+        return absl::AbortedError("world_id: the world's journal was compacted (or the world deleted) during the "
+                                  "export; export again");
+      }
+    }
+    Statement st(db_,
+                 "SELECT record FROM records WHERE world_key = ?1 AND seq > ?2 AND seq <= ?3"
+                 " AND (seq = 0 OR (seq >= ?4 AND tick < ?5)) ORDER BY seq LIMIT ?6;");
+    if (!st.ok()) return Error("prepare");
+    st.Bind(1, cursor->key);
+    st.Bind(2, cursor->last_seq);
+    st.Bind(3, cursor->end_seq);
+    st.Bind(4, cursor->from_seq);
+    st.Bind(5, cursor->end_tick);
+    st.Bind(6, max_records);
+    if (absl::Status s = VisitRows(st.get(), [&](const v1::JournalRecord& r) {
+          records.push_back(r);
+          return absl::OkStatus();
+        });
+        !s.ok()) {
+      return s;
+    }
+    if (static_cast<int64_t>(records.size()) < max_records) cursor->done = true;
+    if (records.empty()) return absl::OkStatus();
+    Statement q(db_, "SELECT record FROM queries WHERE world_key = ?1 AND seq >= ?2 AND seq <= ?3 ORDER BY seq, n;");
+    if (!q.ok()) return Error("prepare");
+    q.Bind(1, cursor->key);
+    q.Bind(2, std::max<int64_t>(cursor->from_seq, static_cast<int64_t>(records.front().seq())));
+    q.Bind(3, static_cast<int64_t>(records.back().seq()));
+    if (absl::Status s = VisitRows(q.get(), [&](const v1::JournalRecord& r) {
+          queries[r.seq()].push_back(r);
+          return absl::OkStatus();
+        });
+        !s.ok()) {
+      return s;
+    }
+    cursor->last_seq = static_cast<int64_t>(records.back().seq());
+  }
+  // Outside the lock: the visitor may take its time (the caller's pace).
+  for (const v1::JournalRecord& r : records) {
     if (absl::Status s = visit(r); !s.ok()) return s;
-    if (r.seq() == 0) return absl::OkStatus();
+    if (r.seq() == 0) continue;
     auto it = queries.find(r.seq());
-    if (it == queries.end()) return absl::OkStatus();
+    if (it == queries.end()) continue;
     for (const v1::JournalRecord& query : it->second) {
       if (absl::Status s = visit(query); !s.ok()) return s;
     }
-    return absl::OkStatus();
-  });
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace arbiter::server

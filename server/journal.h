@@ -122,10 +122,17 @@ class Journal final : public JournalStore {
   /// before (last tick - the world's history_ticks) (the oldest one if none
   /// is), then every record after it. Queries are not included.
   absl::Status ReadForRecovery(int64_t key, const Visit& visit);
-  /// An export: the header, the newest snapshot at or before from_tick,
-  /// then every record after it whose tick is below to_tick (0: all), with
-  /// each change's recorded queries right after it.
-  absl::Status ReadRange(int64_t key, int64_t from_tick, int64_t to_tick, const Visit& visit) override;
+  /// An export, read page by page so that neither side holds the whole
+  /// journal and other worlds' writes wait at most one page: the header,
+  /// the newest snapshot at or before from_tick, then every record after
+  /// it up to the world's last record now, whose tick is below to_tick (0:
+  /// all), each change's recorded queries right after it.
+  absl::StatusOr<JournalRange> OpenRange(int64_t key, int64_t from_tick, int64_t to_tick) override;
+  /// Visits the next (at most) max_records records of the range and their
+  /// queries, outside the journal's lock; sets cursor->done after the last.
+  /// ABORTED when the range's start was compacted away (or the world
+  /// deleted) since it was opened: the rest would not follow on; read again.
+  absl::Status ReadPage(JournalRange* cursor, int64_t max_records, const Visit& visit) override;
 
  private:
   Journal() = default;

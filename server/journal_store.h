@@ -27,6 +27,19 @@ struct MovedAway {
   int64_t until_unix_seconds = 0;  ///< wall clock: the tombstone's end
 };
 
+/// Where a paged read of one world's journal stands (OpenRange, ReadPage).
+/// The range is fixed when it is opened: records appended after that are
+/// not read, so an export of a live world is the world as it was then.
+struct JournalRange {
+  int64_t key = -1;
+  int64_t from_seq = 0;                ///< the snapshot the range starts at
+  int64_t end_seq = 0;                 ///< the world's last record when the range was opened
+  int64_t end_tick = INT64_MAX;        ///< records at this tick or after are left out
+  int64_t last_seq = -1;               ///< the last record read (-1: none; the header, seq 0, is first)
+  uint64_t stored_bytes = 0;           ///< the range's stored records and queries at open (for progress)
+  bool done = false;                   ///< every record of the range has been visited
+};
+
 class JournalStore {
  public:
   virtual ~JournalStore() = default;
@@ -42,7 +55,8 @@ class JournalStore {
   virtual absl::Status Append(int64_t key, const std::vector<const v1::JournalRecord*>& records) = 0;
   virtual absl::Status AppendQuery(int64_t key, const v1::JournalRecord& record) = 0;
   virtual absl::StatusOr<int64_t> Compact(int64_t key, int64_t keep_from_tick) = 0;
-  virtual absl::Status ReadRange(int64_t key, int64_t from_tick, int64_t to_tick, const Visit& visit) = 0;
+  virtual absl::StatusOr<JournalRange> OpenRange(int64_t key, int64_t from_tick, int64_t to_tick) = 0;
+  virtual absl::Status ReadPage(JournalRange* cursor, int64_t max_records, const Visit& visit) = 0;
 };
 
 }  // namespace arbiter::server

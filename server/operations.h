@@ -81,6 +81,7 @@ struct Durability {
 /// path, when somebody watches the world. Called under the world's shared
 /// lock: implementations only queue.
 class WorldImport;
+class JournalExport;
 
 class ShotObserver {
  public:
@@ -138,8 +139,9 @@ class Operations {
   absl::Status UpdateBodies(const v1::UpdateBodiesRequest& request, v1::UpdateBodiesResponse* reply);
   absl::Status Step(const v1::StepRequest& request, v1::StepResponse* reply, const CancelFn& cancelled);
   absl::Status Restore(const v1::RestoreRequest& request, v1::RestoreResponse* reply);
-  /// The bytes of a journal export file (journal.proto).
-  absl::Status ExportJournal(const v1::ExportJournalRequest& request, std::string* file);
+  /// A journal export file (journal.proto), to be read chunk by chunk
+  /// (journal_export.h).
+  absl::StatusOr<std::unique_ptr<JournalExport>> OpenExport(const v1::ExportJournalRequest& request);
 
   // ---- Moving a world to another instance (operations_migration.cc) -----------
   /// Refuses (or, with thaw, accepts again) every write to the world,

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "arbiter/wire/convert.h"
+#include "journal_export.h"
 #include "journal_file.h"
 #include "world_records.h"
 #include "status_convert.h"
@@ -79,7 +80,7 @@ void Operations::CompactJournal(const WorldEntry& entry, const World& world) {
   (void)durability_.journal->Compact(entry.journal().key, keep_from);
 }
 
-absl::Status Operations::ExportJournal(const v1::ExportJournalRequest& request, std::string* file) {
+absl::StatusOr<std::unique_ptr<JournalExport>> Operations::OpenExport(const v1::ExportJournalRequest& request) {
   if (durability_.journal == nullptr) {
     return absl::FailedPreconditionError("this server keeps no journal (start it with --data_dir)");
   }
@@ -93,12 +94,9 @@ absl::Status Operations::ExportJournal(const v1::ExportJournalRequest& request, 
   if (!entry.ok()) return entry.status();
   const int64_t key = (*entry)->Read([&](const World&) { return (*entry)->journal().key; });
   if (key < 0) return absl::FailedPreconditionError("world_id: world '" + request.world_id() + "' is not journaled");
-  *file = std::string(kJournalFileMagic);
-  return durability_.journal->ReadRange(key, request.from_tick(), request.to_tick(),
-                                        [&](const v1::JournalRecord& r) {
-                                          AppendDelimited(r, file);
-                                          return absl::OkStatus();
-                                        });
+  absl::StatusOr<JournalRange> cursor = durability_.journal->OpenRange(key, request.from_tick(), request.to_tick());
+  if (!cursor.ok()) return cursor.status();
+  return std::make_unique<JournalExport>(durability_.journal, *cursor);
 }
 
 }  // namespace arbiter::server
