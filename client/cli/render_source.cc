@@ -3,10 +3,8 @@
 #include <fstream>
 #include <iterator>
 
-#include "journal_file.h"
-#include "replay.h"
-#include "status_convert.h"
-#include "world_registry.h"
+#include "journal/journal_file.h"
+#include "journal/offline_replay.h"
 
 namespace arbiter::cli {
 namespace {
@@ -24,11 +22,6 @@ absl::StatusOr<World> Restore(std::string_view bytes, const std::string& what) {
   return world;
 }
 
-// The replayed world's tick.
-int64_t TickOf(const server::WorldEntry& entry) {
-  return entry.Read([](const World& w) { return w.tick(); });
-}
-
 }  // namespace
 
 absl::StatusOr<World> WorldFromSnapshotFile(const std::string& path) {
@@ -38,34 +31,7 @@ absl::StatusOr<World> WorldFromSnapshotFile(const std::string& path) {
 }
 
 absl::StatusOr<World> WorldFromJournal(const std::vector<v1::JournalRecord>& records, TickAt at) {
-  server::RegistryLimits limits;
-  limits.max_worlds = 1;
-  limits.max_bodies_per_world = UINT32_MAX;
-  server::WorldRegistry registry(limits);
-  server::Replayer replayer(&registry, server::Replayer::Mode::kVerify);
-  // Replay until the world has passed the tick (or reached it, when no
-  // fraction asks for the tick after it).
-  for (const v1::JournalRecord& record : records) {
-    if (replayer.entry() != nullptr) {
-      const int64_t now = TickOf(*replayer.entry());
-      if (now > at.tick || (now == at.tick && at.fraction_raw == 0)) break;
-    }
-    if (absl::Status s = replayer.Apply(record); !s.ok()) return s;
-  }
-  if (replayer.entry() == nullptr) return absl::InvalidArgumentError("journal: no snapshot to start from");
-  const server::WorldEntry& entry = *replayer.entry();
-  return entry.Read([&](const World& live) -> absl::StatusOr<World> {
-    if (live.tick() < at.tick || (live.tick() == at.tick && at.fraction_raw != 0)) {
-      return absl::OutOfRangeError("tick: " + std::to_string(at.tick) + " is past the journal's end (tick " +
-                                   std::to_string(live.tick()) + ")");
-    }
-    std::shared_ptr<const World> past;
-    if (absl::Status s = server::FromCore(entry.history().At(live, at.tick, Fixed::FromRaw(at.fraction_raw), &past));
-        !s.ok()) {
-      return absl::Status(s.code(), "tick: " + std::string(s.message()));
-    }
-    return past != nullptr ? past->Clone() : live.Clone();
-  });
+  return server::ReplayToTick(records, at.tick, Fixed::FromRaw(at.fraction_raw));
 }
 
 absl::StatusOr<World> WorldFromJournalFile(const std::string& path, TickAt at) {

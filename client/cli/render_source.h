@@ -2,9 +2,7 @@
 //
 // Where `arbiter render` gets its world: a snapshot file, a journal export
 // replayed offline, or a live server. A past tick is rebuilt by replaying
-// the journal through the server's own Operations (server/replay.h) and
-// then asking the replayed world's history for the tick, the path
-// past-tick queries take on the server (WorldHistory::At), so a fraction
+// the journal offline (server/journal/offline_replay.h), so a fraction
 // interpolates exactly as the server does.
 #pragma once
 

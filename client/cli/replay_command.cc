@@ -9,10 +9,9 @@
 #include <nlohmann/json.hpp>
 
 #include "args.h"
-#include "journal_file.h"
+#include "journal/journal_file.h"
+#include "journal/offline_replay.h"
 #include "progress.h"
-#include "replay.h"
-#include "world_registry.h"
 
 namespace arbiter::cli {
 namespace {
@@ -104,26 +103,18 @@ int RunReplay(int argc, char** argv) {
     std::fprintf(stderr, "arbiter: %s: %s\n", p[1].c_str(), std::string(s.message()).c_str());
     return 2;
   }
-  server::RegistryLimits limits;
-  limits.max_worlds = 1;
-  limits.max_bodies_per_world = UINT32_MAX;
-  server::WorldRegistry registry(limits);
-  server::Replayer replayer(&registry, server::Replayer::Mode::kVerify);
-  for (size_t i = 0; i < records.size(); ++i) {
-    if (absl::Status s = replayer.Apply(records[i]); !s.ok()) {
-      std::fprintf(stderr, "arbiter: %s: %s\n", p[1].c_str(), std::string(s.message()).c_str());
-      return 2;
-    }
-    // Every 64 records: a step record may hold thousands of ticks, and a
-    // line per record would cost more than a short replay.
-    if ((i + 1) % 64 == 0 || i + 1 == records.size()) Progress("replay verify: records", i + 1, records.size());
+  absl::StatusOr<server::ReplayReport> report = server::VerifyJournal(
+      records, [&](size_t done) { Progress("replay verify: records", done, records.size()); });
+  if (!report.ok()) {
+    std::fprintf(stderr, "arbiter: %s: %s\n", p[1].c_str(), std::string(report.status().message()).c_str());
+    return 2;
   }
   if (args.Has("json")) {
-    std::printf("%s\n", ReportJson(replayer.report()).dump(2).c_str());
+    std::printf("%s\n", ReportJson(*report).dump(2).c_str());
   } else {
-    PrintText(replayer.report());
+    PrintText(*report);
   }
-  return replayer.report().ok() ? 0 : 1;
+  return report->ok() ? 0 : 1;
 }
 
 }  // namespace arbiter::cli

@@ -1,6 +1,6 @@
 // `arbiter replay verify FILE`: re-runs a journal export offline (no
 // server) and reports whether every tick's state hash, every checkpoint and
-// every recorded query answer come out the same. See server/replay.h.
+// every recorded query answer come out the same. See server/journal/offline_replay.h.
 #pragma once
 
 namespace arbiter::cli {

@@ -27,8 +27,8 @@
 #include "arbiter/core/shapes.h"
 #include "arbiter/core/world.h"
 #include "fuzz_check.h"
-#include "operations.h"
-#include "world_registry.h"
+#include "ops/operations.h"
+#include "ops/world_registry.h"
 
 namespace arbiter::server {
 namespace {

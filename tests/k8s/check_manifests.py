@@ -13,7 +13,7 @@ container ports, commands run files their mounts provide, kustomization
 resources exist); the nginx ConfigMap routes as
 docker/nginx/arbiter-fleet.conf.template does, over exactly the
 StatefulSet's pods by their headless-Service names and port; arguments of
-arbiter containers are flags of server/main.cc and their ARBITER_*
+arbiter containers are flags of server/service/main.cc and their ARBITER_*
 variables are ones docker/entrypoint.sh reads; Agones Fleets name their
 container and its ports.
 
@@ -115,8 +115,8 @@ def check_kinds(docs, report):
 
 
 def server_flags(root):
-    """Flag names arbiter-server accepts: the ABSL_FLAGs of server/main.cc."""
-    with open(os.path.join(root, 'server', 'main.cc'), encoding='utf-8') as f:
+    """Flag names arbiter-server accepts: the ABSL_FLAGs of server/service/main.cc."""
+    with open(os.path.join(root, 'server', 'service', 'main.cc'), encoding='utf-8') as f:
         return set(re.findall(r'ABSL_FLAG\(\s*[\w:<>]+(?:<[^>]*>)?\s*,\s*(\w+)\s*,', f.read()))
 
 

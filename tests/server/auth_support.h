@@ -8,9 +8,9 @@
 #include <memory>
 #include <string>
 
+#include "access/token_store.h"
 #include "arbiter/client/client.h"
 #include "test_support.h"
-#include "token_store.h"
 
 namespace arbiter::testing {
 

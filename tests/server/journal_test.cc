@@ -11,9 +11,9 @@
 #include <thread>
 
 #include "bounce_world.h"
-#include "journal_file.h"
+#include "journal/journal_file.h"
+#include "journal/replay.h"
 #include "match_script.h"
-#include "replay.h"
 #include "server_process.h"
 #include "temp_dir.h"
 #include "test_support.h"

@@ -7,8 +7,8 @@
 
 #include <grpcpp/support/channel_arguments.h>
 
+#include "access/rate_limiter.h"
 #include "auth_support.h"
-#include "rate_limiter.h"
 
 namespace arbiter::testing {
 namespace {

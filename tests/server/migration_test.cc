@@ -9,8 +9,8 @@
 #include <fstream>
 
 #include "arbiter/client/fleet.h"
-#include "journal.h"
 #include "auth_support.h"
+#include "journal/journal.h"
 #include "match_script.h"
 #include "temp_dir.h"
 #include "test_support.h"

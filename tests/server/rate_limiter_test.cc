@@ -1,7 +1,7 @@
 // The rate limiter alone (a fake clock): buckets per caller, calls in
 // flight, forgetting idle callers. In lock_tests, which ThreadSanitizer
 // builds without the rest of the server (scripts/test-server-sanitized.sh).
-#include "rate_limiter.h"
+#include "access/rate_limiter.h"
 
 #include <gtest/gtest.h>
 

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "journal.h"
+#include "journal/journal.h"
 #include "match_script.h"
 #include "server_process.h"
 #include "temp_dir.h"

@@ -4,7 +4,7 @@
 // the process dying with std::abort.
 #include <gtest/gtest.h>
 
-#include "body_updates.h"
+#include "ops/body_updates.h"
 #include "test_support.h"
 #include "testing/world_builders.h"
 

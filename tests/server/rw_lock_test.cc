@@ -2,7 +2,7 @@
 // queries that arrive later must wait behind it (else a steady stream of
 // queries could hold a step off forever). The fast path of the service
 // relies on try_lock_shared() failing while a writer waits.
-#include "rw_lock.h"
+#include "ops/rw_lock.h"
 
 #include <gtest/gtest.h>
 

@@ -17,7 +17,7 @@
 #include "absl/status/statusor.h"
 #include "arbiter/client/client.h"
 #include "arbiter/core/world.h"
-#include "server.h"
+#include "service/server.h"
 
 namespace arbiter::testing {
 

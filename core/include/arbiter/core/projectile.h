@@ -5,7 +5,7 @@
 // move. The flight is traced one tick at a time, each tick's stretch
 // against the world as it was at that tick (history.h), and stops at the
 // first thing it meets. The server's ValidateShots judges claimed hits with
-// it (server/shot_judge.h); it is a function of the worlds and the shot
+// it (server/ops/shot_judge.h); it is a function of the worlds and the shot
 // alone, the same bits on every machine.
 //
 // Time is counted in ticks since the shot was fired, t >= 0 (Q32.32). The
