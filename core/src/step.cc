@@ -1,6 +1,7 @@
 // One tick of dynamics: the stages of step_internal.h, in order.
 #include <algorithm>
 #include <chrono>
+#include <string>
 
 #include "step_internal.h"
 
@@ -147,6 +148,8 @@ StepState& StepScratch::Fresh() {
   st.reach.clear();
   st.world_center.clear();
   st.any_kinematic = false;
+  st.max_pairs = UINT64_MAX;
+  st.over_budget = false;
   st.pairs.clear();
   st.sweep.clear();
   st.next_contacts.clear();
@@ -159,10 +162,16 @@ StepState& StepScratch::Fresh() {
 }  // namespace internal
 
 void World::Step(TickEvents* events, StepTimes* times, StepExecutor* executor) {
+  // Without a budget the tick cannot be refused.
+  (void)StepWithin(UINT64_MAX, events, times, executor);
+}
+
+Status World::StepWithin(uint64_t max_pairs, TickEvents* events, StepTimes* times, StepExecutor* executor) {
   Impl& w = *impl_;
   StageClock clock(times);
   StepState& st = w.step_scratch.Fresh();
   st.tasks = internal::StepTasks(executor);
+  st.max_pairs = max_pairs;
   st.h = Fixed::FromRatio(1, int64_t{w.def.tick_hz} * internal::kSubsteps);
   st.inv_h = Fixed::FromInt(int64_t{w.def.tick_hz} * internal::kSubsteps);
   st.dt = Fixed::FromRatio(1, w.def.tick_hz);
@@ -170,6 +179,12 @@ void World::Step(TickEvents* events, StepTimes* times, StepExecutor* executor) {
   clock.Lap(&StepTimes::setup_ns);
   internal::FindPairs(w, &st);
   clock.Lap(&StepTimes::pairs_ns);
+  // Nothing has changed yet: setting up and finding pairs read the world.
+  if (st.over_budget) {
+    return Status(StatusCode::kResourceExhausted, "the tick from " + std::to_string(w.tick) +
+                                                      " would find more than " + std::to_string(max_pairs) +
+                                                      " candidate contact pairs (shapes piled on one another)");
+  }
   internal::PrepareContacts(w, &st);
   clock.Lap(&StepTimes::contacts_ns);
   internal::SolveContacts(w, &st);
@@ -183,6 +198,7 @@ void World::Step(TickEvents* events, StepTimes* times, StepExecutor* executor) {
   std::swap(w.contacts, st.next_contacts);  // the old list's buffer is reused next tick
   ++w.tick;
   clock.Lap(&StepTimes::sensors_ns);
+  return Status();
 }
 
 }  // namespace arbiter

@@ -170,6 +170,11 @@ struct ChunkOutput {
 
 struct StepState {
   StepTasks tasks;  // how stages are cut into tasks (no executor: one chunk each)
+  /// The most candidate pairs this tick may find (World::StepWithin);
+  /// `over_budget` once it found more: the tick then stops before it
+  /// changes the world.
+  uint64_t max_pairs = UINT64_MAX;
+  bool over_budget = false;
   /// One per chunk, kept across ticks for their capacity.
   std::vector<ChunkOutput> chunks;
   /// Chunk outputs 0..count-1, emptied, for a stage of `count` chunks.

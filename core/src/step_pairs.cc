@@ -45,6 +45,11 @@ void AddPair(const World::Impl& w, uint32_t shape_a, uint32_t shape_b, std::vect
   }
 }
 
+// A chunk stops adding pairs once its own list exceeds the tick's budget:
+// then the total does too, so whether a tick is over budget does not
+// depend on how it was cut into chunks (or threads).
+bool Over(const StepState& st, const std::vector<Pair>& pairs) { return pairs.size() > st.max_pairs; }
+
 // Movers [begin, end) against the static tree; collects their sweep
 // entries.
 void PairWithStatics(const World::Impl& w, const StepState& st, bool sweep_x, size_t begin, size_t end,
@@ -63,7 +68,7 @@ void PairWithStatics(const World::Impl& w, const StepState& st, bool sweep_x, si
         const Fixed g = reach + kSpeculativeDistance;
         w.static_tree.Query({tight.lower - Vec2{g, g}, tight.upper + Vec2{g, g}}, [&, si = si](uint32_t other) {
           if (MayPair(w, si, other)) AddPair(w, si, other, &out->pairs);
-          return true;
+          return !Over(st, out->pairs);
         });
       }
       const Fixed g = reach + half_speculative;
@@ -77,9 +82,9 @@ void PairWithStatics(const World::Impl& w, const StepState& st, bool sweep_x, si
 
 // The sweep from entries [begin, end) of the sorted list: each against the
 // entries after it whose intervals start within its own.
-void SweepPairs(const World::Impl& w, const std::vector<SweepEntry>& entries, size_t begin, size_t end,
-                std::vector<Pair>* pairs) {
-  for (size_t i = begin; i < end; ++i) {
+void SweepPairs(const World::Impl& w, const StepState& st, const std::vector<SweepEntry>& entries, size_t begin,
+                size_t end, std::vector<Pair>* pairs) {
+  for (size_t i = begin; i < end && !Over(st, *pairs); ++i) {
     const SweepEntry& e = entries[i];
     for (size_t j = i + 1; j < entries.size() && entries[j].lo <= e.hi; ++j) {
       const SweepEntry& f = entries[j];
@@ -196,9 +201,17 @@ void FindPairs(const World::Impl& w, StepState* st) {
   const uint32_t lists = std::max(by_mover, by_entry);
   st->tasks.Run(lists, [&](uint32_t c, uint32_t) {
     const size_t n = entries.size();
-    if (c < by_entry) SweepPairs(w, entries, ChunkBegin(n, by_entry, c), ChunkBegin(n, by_entry, c + 1), &chunks[c].pairs);
+    if (c < by_entry && !Over(*st, chunks[c].pairs)) {
+      SweepPairs(w, *st, entries, ChunkBegin(n, by_entry, c), ChunkBegin(n, by_entry, c + 1), &chunks[c].pairs);
+    }
     std::sort(chunks[c].pairs.begin(), chunks[c].pairs.end());
   });
+  uint64_t total = 0;
+  for (uint32_t c = 0; c < lists; ++c) total += chunks[c].pairs.size();
+  if (total > st->max_pairs) {
+    st->over_budget = true;
+    return;
+  }
   MergePairs(chunks, lists, &st->pairs);
 }
 

@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "arbiter/core/limits.h"
 #include "arbiter/wire/convert.h"
 #include "ops/body_updates.h"
 #include "ops/request_checks.h"
@@ -82,7 +83,8 @@ std::shared_ptr<const v1::TickEvents> TickMessage(const World& world, const Tick
 }
 
 // Runs the ticks, applying each command before the tick it belongs to. On
-// a failed command the tick's updates are rolled back and its error
+// a failed command, or a tick refused for its contact pairs
+// (World::StepWithin), the tick's updates are rolled back and the error
 // returned, as is a cancellation between ticks: the caller then returns
 // the world to where it started.
 absl::Status RunTicks(WorldEntry& entry, World& world, const v1::StepRequest& request, const StepCommands& commands,
@@ -107,7 +109,11 @@ absl::Status RunTicks(WorldEntry& entry, World& world, const v1::StepRequest& re
         return RollBack(entry, world, undo, s);
       }
     }
-    world.Step(want_events ? &events : nullptr, nullptr, pool);
+    // A tick that would pile up more contact pairs than a server holds is
+    // refused before it changes the world; its commands are rolled back.
+    if (Status s = world.StepWithin(kMaxStepPairs, want_events ? &events : nullptr, nullptr, pool); !s.ok()) {
+      return RollBack(entry, world, undo, absl::ResourceExhaustedError("ticks: " + s.message()));
+    }
     out->tick_hashes.push_back(world.StateHash());
     if (want_events || request.hash_every_tick()) {
       out->published.push_back(TickMessage(world, want_events ? &events : nullptr, out->tick_hashes.back(),

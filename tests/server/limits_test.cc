@@ -2,12 +2,14 @@
 // on a fake clock, then through real servers), the scene size limit, and a
 // flood from one client that must not starve another. No assertion depends
 // on how long anything took.
+#include <algorithm>
 #include <atomic>
 #include <thread>
 
 #include <grpcpp/support/channel_arguments.h>
 
 #include "access/rate_limiter.h"
+#include "arbiter/core/limits.h"
 #include "auth_support.h"
 
 namespace arbiter::testing {
@@ -240,6 +242,53 @@ TEST(CallerLimitsTest, GreedyClient_DoesNotStarveAPoliteOne) {
   EXPECT_GT(greedy_ok.load(), 0);
   EXPECT_EQ(greedy_other.load(), 0);
   EXPECT_TRUE(refusal_names_flag.load());
+}
+
+}  // namespace
+}  // namespace arbiter::testing
+
+namespace arbiter::testing {
+namespace {
+
+// A pile too dense to step: more candidate contact pairs than a server
+// holds in one tick (kMaxStepPairs). The step is refused with
+// RESOURCE_EXHAUSTED naming ticks, the world keeps its tick and hash (and
+// the step's command is undone), and the server serves on.
+TEST(StepLimitsTest, APileWithMorePairsThanOneTickHolds_IsRefused_AndChangesNothing) {
+  LiveServer server(TestServerOptions());
+  ASSERT_THAT(server.client().CreateWorld(SmallWorld("pile")), IsOk());
+  // n disks on one spot pair n(n-1)/2 times: just past the limit (the
+  // step's command below keeps its body in the pile).
+  uint64_t n = 2;
+  while (n * (n - 1) / 2 <= kMaxStepPairs) ++n;
+  for (uint64_t first = 0; first < n; first += 1024) {
+    v1::AddBodiesRequest add;
+    add.set_world_id("pile");
+    for (uint64_t id = first; id < std::min(n, first + 1024); ++id) {
+      *add.add_bodies() = client::MakeBody(1000 + id, v1::BODY_TYPE_DYNAMIC, 0, 40, client::MakeCircle(1));
+    }
+    ASSERT_THAT(server.client().AddBodies(add), IsOk());
+  }
+  const std::pair<int64_t, uint64_t> before = WorldTickAndHash(server.client(), "pile");
+  v1::StepRequest step = OneTick("pile");
+  v1::StepCommand* command = step.add_commands();
+  command->mutable_update()->set_body_id(1000);
+  *command->mutable_update()->mutable_transform() = client::MakeTransform(0.5, 40);  // still in the pile
+  EXPECT_THAT(server.client().Step(step),
+              StatusIs(StatusCode::kResourceExhausted,
+                       "ticks: the tick from " + std::to_string(before.first) + " would find more than " +
+                           std::to_string(kMaxStepPairs) + " candidate contact pairs"));
+  EXPECT_EQ(WorldTickAndHash(server.client(), "pile"), before);
+  // Spread out, the same bodies step.
+  v1::UpdateBodiesRequest spread;
+  spread.set_world_id("pile");
+  for (uint64_t id = 0; id < n; ++id) {
+    v1::BodyUpdate* u = spread.add_updates();
+    u->set_body_id(1000 + id);
+    *u->mutable_transform() = client::MakeTransform(static_cast<double>(id % 64) * 3, 40 + static_cast<double>(id / 64) * 3);
+  }
+  ASSERT_THAT(server.client().UpdateBodies(spread), IsOk());
+  EXPECT_THAT(server.client().Step(OneTick("pile")), IsOk());
 }
 
 }  // namespace

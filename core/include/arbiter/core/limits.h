@@ -47,6 +47,13 @@ constexpr Fixed kMaxMaterial = Fixed::FromInt(int64_t{1} << 16);
 /// Most shapes on one body, chain segments not counted.
 constexpr uint32_t kMaxShapesPerBody = 64;
 
+/// The most candidate contact pairs one tick of a served world may find
+/// (World::StepWithin): about 2 million, where a busy game world has a few
+/// thousand (rain-2k about 5,000). A tick holds a few hundred bytes per pair
+/// (the pair, its manifold and its constraint), so this bounds a tick's
+/// memory to a few hundred megabytes.
+constexpr uint64_t kMaxStepPairs = uint64_t{1} << 21;
+
 /// Most points of one chain (MakeChain): a loop of this many points makes
 /// as many segments, an open chain one fewer.
 constexpr uint32_t kMaxChainPoints = 4096;

@@ -371,6 +371,16 @@ class World {
   /// during the call; other worlds may step at the same time, with the same
   /// executor or another.
   void Step(TickEvents* events = nullptr, StepTimes* times = nullptr, StepExecutor* executor = nullptr);
+  /// As Step, but a tick whose candidate contact pairs (shape pairs whose
+  /// grown boxes overlap; see step_pairs.cc) number more than `max_pairs`
+  /// is refused before it changes anything: RESOURCE_EXHAUSTED, and the
+  /// world, its tick and its events are as before the call. A hostile or
+  /// mistaken world (thousands of bodies piled on one spot) would otherwise
+  /// make a tick hold pairs, manifolds and constraints for n^2/2 pairs. The
+  /// server steps within kMaxStepPairs (limits.h). Whether a tick is
+  /// refused is a function of the world alone, whatever the executor.
+  Status StepWithin(uint64_t max_pairs, TickEvents* events = nullptr, StepTimes* times = nullptr,
+                    StepExecutor* executor = nullptr);
 
   // ---- State -----------------------------------------------------------------
 
