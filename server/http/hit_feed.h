@@ -37,8 +37,8 @@ class HitFeed : public VerdictObserver {
  public:
   void Subscribe(const std::string& world_id, HitSink* sink);
   void Unsubscribe(const std::string& world_id, HitSink* sink);
-  /// Whether anyone watches `world_id` (the observer copies requests only
-  /// then). Without any viewer open (the usual case) it takes no lock:
+  /// Whether anyone watches `world_id` (the operations publish verdicts
+  /// only then). Without any viewer open (the usual case) it takes no lock:
   /// ValidateHit is a hot call.
   bool Watched(std::string_view world_id) const override;
   void OnHit(const v1::ValidateHitRequest& request, const v1::ValidateHitResponse& reply) override;

@@ -36,6 +36,21 @@ TEST(RpcTable, HasARowForEveryMethodOfTheService_AndNoOther) {
   EXPECT_EQ(FindRpc("NoSuchMethod"), nullptr);
 }
 
+// A world-scoped RPC's request names its world (world_id, which the
+// request log and the x-arbiter-world check read); the others' requests
+// name none at the call's start (a stream's messages name theirs).
+TEST(RpcTable, AWorldScopedRpcsRequestNamesItsWorld_AndNoOthersDoes) {
+  const google::protobuf::ServiceDescriptor* service = Service();
+  for (int i = 0; i < service->method_count(); ++i) {
+    const google::protobuf::MethodDescriptor* method = service->method(i);
+    const RpcInfo* row = FindRpc(method->name());
+    ASSERT_NE(row, nullptr) << method->name();
+    const bool names_world = method->input_type()->FindFieldByName("world_id") != nullptr;
+    const bool streamed = method->client_streaming();
+    EXPECT_EQ(row->world_scoped, names_world && !streamed) << method->name();
+  }
+}
+
 TEST(RpcTable, ARequestTheJournalStoresBelongsToAJournaledRpc) {
   std::set<std::string> stored;
   const google::protobuf::Descriptor* record = v1::JournalRecord::descriptor();
