@@ -66,11 +66,18 @@
 #include "arbiter/core/shapes.h"
 #include "reference/convert.h"
 #include "reference/reference.h"
+#include "testing/numbers.h"
+#include "testing/random.h"
 
 namespace arbiter::bench {
 namespace {
 
 namespace ref = arbiter::reference;
+using ref::FromD;
+using testing::RandomFixed;
+using testing::RandomVec;
+using testing::SplitMix64;  // as in scenes/generate.py and the property tests
+using testing::UniformD;
 
 /// Configurations per case (a power of two).
 constexpr size_t kConfigs = 4096;
@@ -79,31 +86,12 @@ constexpr double kSpeculative = 0.02;
 
 // ---- Random inputs ------------------------------------------------------------
 
-// splitmix64, as in scenes/generate.py and the property tests.
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : s_(seed) {}
-  uint64_t Next() {
-    uint64_t z = (s_ += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-  }
-  double Uniform(double lo, double hi) { return lo + (hi - lo) * static_cast<double>(Next() >> 11) * 0x1p-53; }
-
- private:
-  uint64_t s_;
-};
-
-Fixed RandomFixed(Rng& rng, double lo, double hi) { return Fixed::FromDouble(rng.Uniform(lo, hi)); }
-Vec2 RandomVec(Rng& rng, double half) { return {RandomFixed(rng, -half, half), RandomFixed(rng, -half, half)}; }
-Vec2 FromD(ref::DVec2 v) { return {Fixed::FromDouble(v.x), Fixed::FromDouble(v.y)}; }
-Rot RandomRot(Rng& rng) { return MakeRot(RandomFixed(rng, -std::numbers::pi, std::numbers::pi)); }
-ref::DVec2 RandomDirection(Rng& rng) {
-  const double a = rng.Uniform(0, 2 * std::numbers::pi);
+Rot RandomRot(SplitMix64& rng) { return MakeRot(RandomFixed(rng, -std::numbers::pi, std::numbers::pi)); }
+ref::DVec2 RandomDirection(SplitMix64& rng) {
+  const double a = UniformD(rng, 0, 2 * std::numbers::pi);
   return {std::cos(a), std::sin(a)};
 }
-double RandomScale(Rng& rng) { return std::exp2(rng.Uniform(-1, 3)); }
+double RandomScale(SplitMix64& rng) { return std::exp2(UniformD(rng, -1, 3)); }
 
 enum class Kind { kCircle, kCapsule, kSegment, kBox, kHexagon, kRoundHexagon };
 constexpr Kind kKinds[] = {Kind::kCircle, Kind::kCapsule, Kind::kSegment,
@@ -122,7 +110,7 @@ const char* KindName(Kind k) {
 }
 
 // A shape of size about s in its body frame, made with core's constructors.
-Shape RandomShape(Rng& rng, Kind kind, double s) {
+Shape RandomShape(SplitMix64& rng, Kind kind, double s) {
   for (;;) {
     switch (kind) {
       case Kind::kCircle: {
@@ -153,11 +141,11 @@ Shape RandomShape(Rng& rng, Kind kind, double s) {
       case Kind::kRoundHexagon: {
         // One vertex per 60 degree sector of an ellipse: strictly convex, CCW.
         const bool rounded = kind == Kind::kRoundHexagon;
-        const double ax = rng.Uniform(0.6, 1.0) * s * (rounded ? 0.8 : 1.0);
-        const double ay = rng.Uniform(0.6, 1.0) * s * (rounded ? 0.8 : 1.0);
+        const double ax = UniformD(rng, 0.6, 1.0) * s * (rounded ? 0.8 : 1.0);
+        const double ay = UniformD(rng, 0.6, 1.0) * s * (rounded ? 0.8 : 1.0);
         Vec2 points[6];
         for (int i = 0; i < 6; ++i) {
-          const double a = (i + rng.Uniform(0.2, 0.8)) * std::numbers::pi / 3;
+          const double a = (i + UniformD(rng, 0.2, 0.8)) * std::numbers::pi / 3;
           points[i] = FromD({ax * std::cos(a), ay * std::sin(a)});
         }
         const Fixed radius = rounded ? RandomFixed(rng, 0.1 * s, 0.3 * s) : kFixedZero;
@@ -188,7 +176,7 @@ struct PairSet {
 };
 
 PairSet MakePairSet(Layout layout, Kind ka, Kind kb, uint64_t seed) {
-  Rng rng(seed);
+  SplitMix64 rng(seed);
   PairSet set;
   set.fixed.reserve(kConfigs);
   set.dbl.reserve(kConfigs);
@@ -196,7 +184,7 @@ PairSet MakePairSet(Layout layout, Kind ka, Kind kb, uint64_t seed) {
     const double s = RandomScale(rng);
     const Shape sa = RandomShape(rng, ka, s), sb = RandomShape(rng, kb, s);
     const Transform xa = {RandomVec(rng, s), RandomRot(rng)};
-    const double dist = layout == Layout::kCast ? rng.Uniform(2 * s, 5 * s) : rng.Uniform(0, 3 * s);
+    const double dist = layout == Layout::kCast ? UniformD(rng, 2 * s, 5 * s) : UniformD(rng, 0, 3 * s);
     Transform xb = {xa.p + FromD(dist * RandomDirection(rng)), RandomRot(rng)};
     ShapeCastInput in;
     in.a = MakeProxy(sa, xa);
@@ -206,7 +194,7 @@ PairSet MakePairSet(Layout layout, Kind ka, Kind kb, uint64_t seed) {
       // Move B along the minimum translation to the wanted separation.
       const ref::Penetration pen = ref::SignedSeparation(d.a, d.b);
       if (!std::isfinite(pen.separation) || ref::Length(pen.normal) < 0.5) continue;
-      const double target = rng.Uniform(-0.1 * s, kSpeculative);
+      const double target = UniformD(rng, -0.1 * s, kSpeculative);
       xb.p += FromD((target - pen.separation) * pen.normal);
       in.b = MakeProxy(sb, xb);
       d.b = ref::ToD(in.b);
@@ -242,7 +230,7 @@ struct ShapeSet {
 };
 
 ShapeSet MakeShapeSet(bool ray, Kind kind, uint64_t seed) {
-  Rng rng(seed);
+  SplitMix64 rng(seed);
   ShapeSet set;
   set.fixed.reserve(kConfigs);
   set.dbl.reserve(kConfigs);
@@ -253,7 +241,7 @@ ShapeSet MakeShapeSet(bool ray, Kind kind, uint64_t seed) {
     FixedShapeCase c;
     c.proxy = MakeProxy(shape, xf);
     if (ray) {
-      c.ray.origin = xf.p + FromD(rng.Uniform(2 * s, 5 * s) * RandomDirection(rng));
+      c.ray.origin = xf.p + FromD(UniformD(rng, 2 * s, 5 * s) * RandomDirection(rng));
       const Vec2 aim = (xf.p - c.ray.origin) + RandomVec(rng, 1.5 * s);
       c.ray.translation = RandomFixed(rng, 0.6, 1.6) * aim;
     } else {
@@ -303,7 +291,7 @@ const ScalarSet& Scalars(int which) {
   std::unique_ptr<ScalarSet>& slot = cache[which];
   if (slot) return *slot;
   slot = std::make_unique<ScalarSet>();
-  Rng rng(Seed(20 + which, Kind::kCircle, Kind::kCircle));
+  SplitMix64 rng(Seed(20 + which, Kind::kCircle, Kind::kCircle));
   for (size_t i = 0; i < kConfigs; ++i) {
     Fixed x, y;
     switch (which) {
@@ -312,9 +300,9 @@ const ScalarSet& Scalars(int which) {
         x = RandomFixed(rng, -100, 100);
         y = RandomFixed(rng, -100, 100);
         break;
-      case 2: x = Fixed::FromDouble(std::exp2(rng.Uniform(-16, 16))); break;
+      case 2: x = Fixed::FromDouble(std::exp2(UniformD(rng, -16, 16))); break;
       default: {
-        const double m = std::exp2(rng.Uniform(-8, 8));
+        const double m = std::exp2(UniformD(rng, -8, 8));
         x = RandomFixed(rng, -m, m);
         y = RandomFixed(rng, -m, m);
       }

@@ -20,6 +20,7 @@
 #include "arbiter/core/manifold.h"
 #include "reference/chain_reference.h"
 #include "reference/convert.h"
+#include "testing/numbers.h"
 #include "testing/random.h"
 
 namespace arbiter {
@@ -27,7 +28,10 @@ namespace {
 
 namespace ref = reference;
 using ref::DVec2;
+using testing::RandomFixed;
+using testing::RandomVec;
 using testing::SplitMix64;
+using testing::UniformD;
 
 #if defined(ARBITER_TEST_SANITIZED)
 constexpr int kCases = 5000;
@@ -36,11 +40,6 @@ constexpr int kCases = 50000;
 #endif
 constexpr double kTol = 1e-6;
 constexpr double kAngleMargin = 0.01;
-
-double Uniform(SplitMix64& rng, double lo, double hi) { return lo + (hi - lo) * rng.Unit(); }
-Vec2 RandomVec(SplitMix64& rng, double s) {
-  return {Fixed::FromDouble(Uniform(rng, -s, s)), Fixed::FromDouble(Uniform(rng, -s, s))};
-}
 
 // A chain segment of length ~1-3 near the origin whose ghosts turn by any
 // angle (convex, concave, straight on purpose one time in eight).
@@ -59,15 +58,15 @@ ChainSegment RandomChainSegment(SplitMix64& rng) {
 Shape RandomOther(SplitMix64& rng) {
   const Vec2 at = RandomVec(rng, 2.5);
   switch (rng.Next() % 3) {
-    case 0: return Shape::FromCircle({at, Fixed::FromDouble(Uniform(rng, 0.05, 0.8))});
-    case 1: return Shape::FromCapsule({at, at + RandomVec(rng, 1), Fixed::FromDouble(Uniform(rng, 0.05, 0.5))});
+    case 0: return Shape::FromCircle({at, RandomFixed(rng, 0.05, 0.8)});
+    case 1: return Shape::FromCapsule({at, at + RandomVec(rng, 1), RandomFixed(rng, 0.05, 0.5)});
     default: {
       Polygon box;
-      const ShapeError e = MakeOffsetBox(Fixed::FromDouble(Uniform(rng, 0.05, 1)), Fixed::FromDouble(Uniform(rng, 0.05, 1)),
-                                         at, MakeRot(Fixed::FromDouble(Uniform(rng, 0, 6.28))), &box);
+      const ShapeError e = MakeOffsetBox(RandomFixed(rng, 0.05, 1), RandomFixed(rng, 0.05, 1),
+                                         at, MakeRot(RandomFixed(rng, 0, 6.28)), &box);
       if (e != ShapeError::kOk) return Shape::FromCircle({at, Fixed::FromDouble(0.3)});
       if (rng.Bool()) {
-        const Fixed radius = Fixed::FromDouble(Uniform(rng, 0, 0.2));
+        const Fixed radius = RandomFixed(rng, 0, 0.2);
         (void)MakePolygon(std::span<const Vec2>(box.vertices.data(), 4), radius, &box);
       }
       return Shape::FromPolygon(box);
@@ -170,7 +169,7 @@ TEST(ChainProperty, ContactNormalsFollowTheGhostRule) {
     const ShapeProxy& other = pc.other;
     const ref::DChain& dc = pc.dc;
     const ref::DProxy& dother = pc.dother;
-    const Fixed spec = Fixed::FromDouble(Uniform(rng, 0, 0.2));
+    const Fixed spec = RandomFixed(rng, 0, 0.2);
     const Manifold got = Collide(chain, other, spec);
     const Manifold flipped = Collide(other, chain, spec);
     ASSERT_EQ(got.point_count, flipped.point_count) << "case " << i;

@@ -17,12 +17,13 @@
 #include "arbiter/core/chain.h"
 #include "arbiter/core/fixed_math.h"
 #include "arbiter/core/world.h"
+#include "testing/numbers.h"
 
 namespace arbiter {
 namespace {
 
-Fixed F(double d) { return Fixed::FromDouble(d); }
-Vec2 V(double x, double y) { return {F(x), F(y)}; }
+using testing::Fd;
+using testing::Vd;
 
 constexpr int kSegments = 40;
 constexpr double kSnag = 0.05;  // units/s lost in one tick; the gain per tick is ~0.075
@@ -32,7 +33,7 @@ const double kNormalX = 0.5 * kInvLen, kNormalY = kInvLen;
 
 std::vector<Vec2> SlopePoints() {
   std::vector<Vec2> points;
-  for (int i = 0; i <= kSegments; ++i) points.push_back(V(20 - i, 0.5 * i));  // right to left
+  for (int i = 0; i <= kSegments; ++i) points.push_back(Vd(20 - i, 0.5 * i));  // right to left
   return points;
 }
 
@@ -62,8 +63,8 @@ BodyDef Slider(const Shape& shape, double lift) {
   def.id = 2;
   def.type = BodyType::kDynamic;
   const double s = 3;
-  def.transform.p = V(-20 + s * kDownX + lift * kNormalX, 20 + s * kDownY + lift * kNormalY);
-  def.transform.q = MakeRot(F(std::atan2(kDownY, kDownX)));
+  def.transform.p = Vd(-20 + s * kDownX + lift * kNormalX, 20 + s * kDownY + lift * kNormalY);
+  def.transform.q = MakeRot(Fd(std::atan2(kDownY, kDownX)));
   ShapeDef sd;
   sd.shape = shape;
   sd.friction = kFixedZero;
@@ -79,7 +80,7 @@ struct SlideRun {
 };
 
 SlideRun Slide(bool chain, const Shape& shape, double lift, int ticks) {
-  World world(WorldDef{V(0, -10), 60, 16});
+  World world(WorldDef{Vd(0, -10), 60, 16});
   EXPECT_TRUE(world.AddBody(Slope(chain)).ok());
   EXPECT_TRUE(world.AddBody(Slider(shape, lift)).ok());
   SlideRun run;
@@ -108,14 +109,14 @@ struct SliderCase {
 
 std::vector<SliderCase> Sliders() {
   Polygon box;
-  EXPECT_EQ(MakeBox(F(0.25), F(0.25), &box), ShapeError::kOk);
+  EXPECT_EQ(MakeBox(Fd(0.25), Fd(0.25), &box), ShapeError::kOk);
   Polygon wide;
-  EXPECT_EQ(MakeBox(F(0.6), F(0.2), &wide), ShapeError::kOk);
+  EXPECT_EQ(MakeBox(Fd(0.6), Fd(0.2), &wide), ShapeError::kOk);
   return {
       {"box", Shape::FromPolygon(box), 0.25},
       {"wide box", Shape::FromPolygon(wide), 0.2},
-      {"circle", Shape::FromCircle({Vec2{}, F(0.3)}), 0.3},
-      {"capsule", Shape::FromCapsule({V(-0.4, 0), V(0.4, 0), F(0.2)}), 0.2},
+      {"circle", Shape::FromCircle({Vec2{}, Fd(0.3)}), 0.3},
+      {"capsule", Shape::FromCapsule({Vd(-0.4, 0), Vd(0.4, 0), Fd(0.2)}), 0.2},
   };
 }
 

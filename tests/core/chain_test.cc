@@ -11,13 +11,14 @@
 #include "arbiter/core/fixed_math.h"
 #include "arbiter/core/manifold.h"
 #include "arbiter/core/world.h"
+#include "testing/numbers.h"
 #include "testing/world_builders.h"
 
 namespace arbiter {
 namespace {
 
-Fixed F(double d) { return Fixed::FromDouble(d); }
-Vec2 V(double x, double y) { return {F(x), F(y)}; }
+using testing::Fd;
+using testing::Vd;
 
 std::vector<Shape> Chain(std::vector<Vec2> points, bool loop) {
   std::vector<Shape> out;
@@ -36,17 +37,17 @@ ShapeProxy PlainSegment(const Shape& chain_segment) {
 
 TEST(MakeChain, RejectsBadPointListsAndAppendsNothing) {
   std::vector<Shape> out;
-  const Vec2 one[] = {V(0, 0)};
+  const Vec2 one[] = {Vd(0, 0)};
   EXPECT_EQ(MakeChain(one, false, &out), ShapeError::kTooFewChainPoints);
-  const Vec2 two[] = {V(0, 0), V(1, 0)};
+  const Vec2 two[] = {Vd(0, 0), Vd(1, 0)};
   EXPECT_EQ(MakeChain(two, true, &out), ShapeError::kTooFewChainPoints);
-  const Vec2 dup[] = {V(0, 0), V(1, 0), V(1, 0), V(2, 0)};
+  const Vec2 dup[] = {Vd(0, 0), Vd(1, 0), Vd(1, 0), Vd(2, 0)};
   EXPECT_EQ(MakeChain(dup, false, &out), ShapeError::kDuplicateVertices);
-  const Vec2 closed_twice[] = {V(0, 0), V(1, 0), V(1, 1), V(0, 0)};
+  const Vec2 closed_twice[] = {Vd(0, 0), Vd(1, 0), Vd(1, 1), Vd(0, 0)};
   EXPECT_EQ(MakeChain(closed_twice, true, &out), ShapeError::kDuplicateVertices);
   EXPECT_EQ(MakeChain(closed_twice, false, &out), ShapeError::kOk) << "an open chain may end where it began";
   out.clear();
-  const Vec2 far[] = {V(0, 0), {Fixed::FromInt((int64_t{1} << 24) + 1), kFixedZero}};
+  const Vec2 far[] = {Vd(0, 0), {Fixed::FromInt((int64_t{1} << 24) + 1), kFixedZero}};
   EXPECT_EQ(MakeChain(far, false, &out), ShapeError::kOutOfRange);
   std::vector<Vec2> many;
   for (uint32_t i = 0; i <= kMaxChainPoints; ++i) many.push_back({Fixed::FromInt(i), Fixed::FromInt(i % 2)});
@@ -57,7 +58,7 @@ TEST(MakeChain, RejectsBadPointListsAndAppendsNothing) {
 }
 
 TEST(MakeChain, GhostsAreTheNeighboursAndOpenEndsLookBehind) {
-  const std::vector<Vec2> points = {V(3, 0), V(2, 1), V(0, 1), V(-1, 0)};
+  const std::vector<Vec2> points = {Vd(3, 0), Vd(2, 1), Vd(0, 1), Vd(-1, 0)};
   const std::vector<Shape> open = Chain(points, false);
   ASSERT_EQ(open.size(), 3u);
   for (const Shape& s : open) {
@@ -82,9 +83,9 @@ TEST(MakeChain, GhostsAreTheNeighboursAndOpenEndsLookBehind) {
 }
 
 TEST(MakeChain, ValidationNamesBadGhosts) {
-  ChainSegment c{V(0, 0), V(0, 0), V(1, 0), V(2, 0)};
+  ChainSegment c{Vd(0, 0), Vd(0, 0), Vd(1, 0), Vd(2, 0)};
   EXPECT_EQ(ValidateChainSegment(c), ShapeError::kDegenerateGhost);
-  c.ghost1 = V(-1, 0);
+  c.ghost1 = Vd(-1, 0);
   EXPECT_EQ(ValidateChainSegment(c), ShapeError::kOk);
   c.point2 = c.point1;
   EXPECT_EQ(ValidateChainSegment(c), ShapeError::kDegenerateSegment);
@@ -96,38 +97,38 @@ TEST(MakeChain, ValidationNamesBadGhosts) {
 
 // A floor along y = 0 facing up: chains run right to left (normal =
 // RightPerp(direction)).
-std::vector<Shape> Floor() { return Chain({V(4, 0), V(2, 0), V(0, 0), V(-2, 0), V(-4, 0)}, false); }
+std::vector<Shape> Floor() { return Chain({Vd(4, 0), Vd(2, 0), Vd(0, 0), Vd(-2, 0), Vd(-4, 0)}, false); }
 
 TEST(ChainOneSided, RaysHitFromTheFrontOnly) {
   const ShapeProxy seg = Placed(Floor()[1]);  // (2,0) -> (0,0)
-  const CastOutput down = RayCast(seg, {V(1, 1), V(0, -2), kFixedOne});
+  const CastOutput down = RayCast(seg, {Vd(1, 1), Vd(0, -2), kFixedOne});
   ASSERT_TRUE(down.hit);
   EXPECT_EQ(down.fraction, kFixedOne.Half());
-  EXPECT_EQ(down.normal, V(0, 1));
-  EXPECT_FALSE(RayCast(seg, {V(1, -1), V(0, 2), kFixedOne}).hit) << "from behind";
-  EXPECT_TRUE(RayCast(PlainSegment(Floor()[1]), {V(1, -1), V(0, 2), kFixedOne}).hit) << "a plain segment is hit";
-  EXPECT_FALSE(RayCast(seg, {V(1, 0), V(0, 1), kFixedOne}).hit) << "an origin on the line is not in front";
+  EXPECT_EQ(down.normal, Vd(0, 1));
+  EXPECT_FALSE(RayCast(seg, {Vd(1, -1), Vd(0, 2), kFixedOne}).hit) << "from behind";
+  EXPECT_TRUE(RayCast(PlainSegment(Floor()[1]), {Vd(1, -1), Vd(0, 2), kFixedOne}).hit) << "a plain segment is hit";
+  EXPECT_FALSE(RayCast(seg, {Vd(1, 0), Vd(0, 1), kFixedOne}).hit) << "an origin on the line is not in front";
 }
 
 TEST(ChainOneSided, CastsAndContactsNeedTheCentreInFront) {
   const ShapeProxy seg = Placed(Floor()[1]);
-  const ShapeProxy below = Placed(Shape::FromCircle({V(1, -0.4), F(0.5)}));
-  const ShapeProxy above = Placed(Shape::FromCircle({V(1, 0.4), F(0.5)}));
+  const ShapeProxy below = Placed(Shape::FromCircle({Vd(1, -0.4), Fd(0.5)}));
+  const ShapeProxy above = Placed(Shape::FromCircle({Vd(1, 0.4), Fd(0.5)}));
   EXPECT_TRUE(TestOverlap(seg, below)) << "overlap sees a plain segment";
   EXPECT_EQ(Collide(seg, below, kFixedZero).point_count, 0);
   EXPECT_EQ(Collide(below, seg, kFixedZero).point_count, 0);
   const Manifold m = Collide(seg, above, kFixedZero);
   ASSERT_EQ(m.point_count, 1);
-  EXPECT_EQ(m.normal, V(0, 1));
+  EXPECT_EQ(m.normal, Vd(0, 1));
   const Manifold flipped = Collide(above, seg, kFixedZero);
   ASSERT_EQ(flipped.point_count, 1);
-  EXPECT_EQ(flipped.normal, V(0, -1));
+  EXPECT_EQ(flipped.normal, Vd(0, -1));
   EXPECT_EQ(flipped.points[0].separation, m.points[0].separation);
-  const ShapeProxy low = Placed(Shape::FromCircle({V(1, -2), F(0.5)}));
-  const ShapeProxy high = Placed(Shape::FromCircle({V(1, 2), F(0.5)}));
-  EXPECT_FALSE(ShapeCast({low, seg, V(0, 4), kFixedOne}).hit);
-  EXPECT_TRUE(ShapeCast({high, seg, V(0, -4), kFixedOne}).hit);
-  EXPECT_EQ(Collide(seg, Placed(Floor()[2]), F(1)).point_count, 0) << "chains never meet chains";
+  const ShapeProxy low = Placed(Shape::FromCircle({Vd(1, -2), Fd(0.5)}));
+  const ShapeProxy high = Placed(Shape::FromCircle({Vd(1, 2), Fd(0.5)}));
+  EXPECT_FALSE(ShapeCast({low, seg, Vd(0, 4), kFixedOne}).hit);
+  EXPECT_TRUE(ShapeCast({high, seg, Vd(0, -4), kFixedOne}).hit);
+  EXPECT_EQ(Collide(seg, Placed(Floor()[2]), Fd(1)).point_count, 0) << "chains never meet chains";
 }
 
 // ---------------------------------------------------------------------------
@@ -142,16 +143,16 @@ struct JointCase {
 
 std::vector<JointCase> JointCases() {
   Polygon box;
-  EXPECT_EQ(MakeOffsetBox(F(0.5), F(0.5), V(0.49, 0.45), kRotIdentity, &box), ShapeError::kOk);
+  EXPECT_EQ(MakeOffsetBox(Fd(0.5), Fd(0.5), Vd(0.49, 0.45), kRotIdentity, &box), ShapeError::kOk);
   Polygon rounded;  // core x in [0.05, 0.85], surface 0.05 below the floor
-  EXPECT_EQ(MakeOffsetBox(F(0.4), F(0.4), V(0.45, 0.45), kRotIdentity, &rounded), ShapeError::kOk);
-  rounded.radius = F(0.1);
-  EXPECT_EQ(MakePolygon(std::span<const Vec2>(rounded.vertices.data(), 4), F(0.1), &rounded), ShapeError::kOk);
+  EXPECT_EQ(MakeOffsetBox(Fd(0.4), Fd(0.4), Vd(0.45, 0.45), kRotIdentity, &rounded), ShapeError::kOk);
+  rounded.radius = Fd(0.1);
+  EXPECT_EQ(MakePolygon(std::span<const Vec2>(rounded.vertices.data(), 4), Fd(0.1), &rounded), ShapeError::kOk);
   return {
       {"box", Shape::FromPolygon(box)},
       {"rounded box", Shape::FromPolygon(rounded)},
-      {"circle", Shape::FromCircle({V(0.1, 0.45), F(0.5)})},
-      {"capsule", Shape::FromCapsule({V(0.1, 0.2), V(1.5, 0.2), F(0.25)})},
+      {"circle", Shape::FromCircle({Vd(0.1, 0.45), Fd(0.5)})},
+      {"capsule", Shape::FromCapsule({Vd(0.1, 0.2), Vd(1.5, 0.2), Fd(0.25)})},
   };
 }
 
@@ -165,15 +166,15 @@ TEST(ChainGhosts, NoSideNormalAtAFlatJoint) {
     // The plain segment pushes the body back along +x: the snag.
     const Manifold plain = Collide(PlainSegment(floor[2]), body, kFixedZero);
     ASSERT_GT(plain.point_count, 0);
-    EXPECT_GT(plain.normal.x, F(0.2)) << "a plain segment gives a side normal here";
+    EXPECT_GT(plain.normal.x, Fd(0.2)) << "a plain segment gives a side normal here";
     // The chain segment leaves it to its neighbour, or gives the face normal.
     const Manifold chain = Collide(left, body, kFixedZero);
     if (chain.point_count > 0) {
-      EXPECT_EQ(chain.normal, V(0, 1));
+      EXPECT_EQ(chain.normal, Vd(0, 1));
     }
     const Manifold neighbour = Collide(right, body, kFixedZero);
     ASSERT_GT(neighbour.point_count, 0);
-    EXPECT_EQ(neighbour.normal, V(0, 1));
+    EXPECT_EQ(neighbour.normal, Vd(0, 1));
   }
 }
 
@@ -181,8 +182,8 @@ TEST(ChainGhosts, ConvexCornerStillHasItsVertexNormal) {
   // A square island (counter-clockwise loop: solid inside, faces outward);
   // a disk off its top-right corner touches the corner with the diagonal
   // normal from both segments that meet there.
-  const std::vector<Shape> island = Chain({V(-1, -1), V(1, -1), V(1, 1), V(-1, 1)}, true);
-  const ShapeProxy disk = Placed(Shape::FromCircle({V(1.3, 1.3), F(0.5)}));
+  const std::vector<Shape> island = Chain({Vd(-1, -1), Vd(1, -1), Vd(1, 1), Vd(-1, 1)}, true);
+  const ShapeProxy disk = Placed(Shape::FromCircle({Vd(1.3, 1.3), Fd(0.5)}));
   for (int i : {1, 2}) {
     const Manifold m = Collide(Placed(island[i]), disk, kFixedZero);
     ASSERT_EQ(m.point_count, 1) << "segment " << i;
@@ -190,21 +191,21 @@ TEST(ChainGhosts, ConvexCornerStillHasItsVertexNormal) {
     EXPECT_NEAR(m.normal.y.ToDouble(), std::sqrt(0.5), 1e-6);
   }
   // Past the corner along the top face, only the top segment touches.
-  const ShapeProxy on_top = Placed(Shape::FromCircle({V(0.9, 1.45), F(0.5)}));
+  const ShapeProxy on_top = Placed(Shape::FromCircle({Vd(0.9, 1.45), Fd(0.5)}));
   EXPECT_EQ(Collide(Placed(island[1]), on_top, kFixedZero).point_count, 0);
-  EXPECT_EQ(Collide(Placed(island[2]), on_top, kFixedZero).normal, V(0, 1));
+  EXPECT_EQ(Collide(Placed(island[2]), on_top, kFixedZero).normal, Vd(0, 1));
 }
 
 TEST(ChainGhosts, ConcaveJointSnapsToTheFace) {
   // A clockwise loop: a square cave, solid outside. A box pressed into the
   // bottom-left corner gets each wall's face normal, never a diagonal one.
-  const std::vector<Shape> cave = Chain({V(-2, -2), V(-2, 2), V(2, 2), V(2, -2)}, true);
+  const std::vector<Shape> cave = Chain({Vd(-2, -2), Vd(-2, 2), Vd(2, 2), Vd(2, -2)}, true);
   Polygon box;
-  ASSERT_EQ(MakeOffsetBox(F(0.5), F(0.5), V(-1.48, -1.49), MakeRot(F(0.3)), &box), ShapeError::kOk);
+  ASSERT_EQ(MakeOffsetBox(Fd(0.5), Fd(0.5), Vd(-1.48, -1.49), MakeRot(Fd(0.3)), &box), ShapeError::kOk);
   const ShapeProxy body = Placed(Shape::FromPolygon(box));
   int touching = 0;
   for (const Shape& wall : cave) {
-    const Manifold m = Collide(Placed(wall), body, F(0.1));
+    const Manifold m = Collide(Placed(wall), body, Fd(0.1));
     if (m.point_count == 0) continue;
     ++touching;
     const Vec2 face = Normalize(RightPerp(wall.chain_segment.point2 - wall.chain_segment.point1));
@@ -230,7 +231,7 @@ BodyDef ChainBody(uint64_t id, const std::vector<Shape>& segments, BodyType type
 
 std::vector<Shape> LongFloor(int segments, double y = 0) {
   std::vector<Vec2> points;
-  for (int i = 0; i <= segments; ++i) points.push_back(V(segments / 2.0 - i, y));
+  for (int i = 0; i <= segments; ++i) points.push_back(Vd(segments / 2.0 - i, y));
   return Chain(points, false);
 }
 
@@ -246,16 +247,16 @@ TEST(ChainWorld, OnlyMasslessBodiesHoldChainsAndLongChainsFit) {
   const std::vector<Shape> more = LongFloor(200, 5);
   too_long.insert(too_long.end(), more.begin(), more.end());
   EXPECT_EQ(world.AddBody(ChainBody(4, too_long)).code(), StatusCode::kResourceExhausted);
-  BodyDef solid = testing::BoxBody(5, BodyType::kStatic, V(0, 0), 1, 1);
+  BodyDef solid = testing::BoxBody(5, BodyType::kStatic, Vd(0, 0), 1, 1);
   const ShapeDef one = solid.shapes[0];
   solid.shapes.resize(kMaxShapesPerBody + 1, one);
   EXPECT_EQ(world.AddBody(solid).code(), StatusCode::kResourceExhausted) << "other shapes still count to 64";
 }
 
 TEST(ChainWorld, SnapshotRestoresChainsAndTheHashSeesGhosts) {
-  World world(WorldDef{V(0, -10), 60, 100});
+  World world(WorldDef{Vd(0, -10), 60, 100});
   ASSERT_TRUE(world.AddBody(ChainBody(1, LongFloor(8))).ok());
-  ASSERT_TRUE(world.AddBody(testing::DiskBody(2, BodyType::kDynamic, V(0.3, 1), 0.5)).ok());
+  ASSERT_TRUE(world.AddBody(testing::DiskBody(2, BodyType::kDynamic, Vd(0.3, 1), 0.5)).ok());
   for (int i = 0; i < 30; ++i) world.Step();
   World restored;
   ASSERT_TRUE(World::Restore(world.Snapshot(), &restored).ok());
@@ -279,7 +280,7 @@ TEST(ChainWorld, SnapshotRestoresChainsAndTheHashSeesGhosts) {
   World a, b;
   std::vector<Shape> chain = LongFloor(4);
   ASSERT_TRUE(a.AddBody(ChainBody(1, chain)).ok());
-  chain[0].chain_segment.ghost1 = chain[0].chain_segment.ghost1 + V(0, -1);
+  chain[0].chain_segment.ghost1 = chain[0].chain_segment.ghost1 + Vd(0, -1);
   ASSERT_TRUE(b.AddBody(ChainBody(1, chain)).ok());
   EXPECT_NE(a.StateHash(), b.StateHash());
 }
@@ -287,31 +288,31 @@ TEST(ChainWorld, SnapshotRestoresChainsAndTheHashSeesGhosts) {
 TEST(ChainWorld, QueriesSeeTheFrontAndMoversPassFromBehind) {
   World world;
   ASSERT_TRUE(world.AddBody(ChainBody(1, LongFloor(20))).ok());
-  const auto hit = world.CastRayClosest({V(3.5, 2), V(0, -4), kFixedOne});
+  const auto hit = world.CastRayClosest({Vd(3.5, 2), Vd(0, -4), kFixedOne});
   ASSERT_TRUE(hit.has_value());
   EXPECT_EQ(hit->shape.shape_index, 6u);  // (4,0) -> (3,0)
-  EXPECT_EQ(hit->normal, V(0, 1));
-  EXPECT_FALSE(world.CastRayClosest({V(3.5, -2), V(0, 4), kFixedOne}).has_value());
-  EXPECT_EQ(world.OverlapPoint(V(3.5, 0)).size(), 1u) << "overlap sees a plain segment";
+  EXPECT_EQ(hit->normal, Vd(0, 1));
+  EXPECT_FALSE(world.CastRayClosest({Vd(3.5, -2), Vd(0, 4), kFixedOne}).has_value());
+  EXPECT_EQ(world.OverlapPoint(Vd(3.5, 0)).size(), 1u) << "overlap sees a plain segment";
 
   MoveInput move;
-  move.shape = Shape::FromCircle({Vec2{}, F(0.5)});
-  move.start.p = V(-8, 0.6);
-  move.translation = V(16, -2);
+  move.shape = Shape::FromCircle({Vec2{}, Fd(0.5)});
+  move.start.p = Vd(-8, 0.6);
+  move.translation = Vd(16, -2);
   const MoveResult slide = world.MoveAndSlide(move);
   EXPECT_FALSE(slide.blocked);
   EXPECT_NEAR(slide.position.x.ToDouble(), 8, 1e-3) << "slides along the floor across 16 joints";
   EXPECT_GE(slide.position.y.ToDouble(), 0.5);
   EXPECT_LT(slide.position.y.ToDouble(), 0.6);
-  for (const MovePlane& p : slide.planes) EXPECT_EQ(p.normal, V(0, 1));
+  for (const MovePlane& p : slide.planes) EXPECT_EQ(p.normal, Vd(0, 1));
 
-  move.start.p = V(0.5, -1);
-  move.translation = V(0, 3);
+  move.start.p = Vd(0.5, -1);
+  move.translation = Vd(0, 3);
   const MoveResult up = world.MoveAndSlide(move);
   EXPECT_FALSE(up.blocked) << "the floor is one-sided";
-  EXPECT_EQ(up.position, V(0.5, 2));
-  move.start.p = V(0.5, -0.2);  // starts overlapping from behind: nothing to push out of
-  EXPECT_EQ(world.MoveAndSlide(move).position, V(0.5, 2.8));
+  EXPECT_EQ(up.position, Vd(0.5, 2));
+  move.start.p = Vd(0.5, -0.2);  // starts overlapping from behind: nothing to push out of
+  EXPECT_EQ(world.MoveAndSlide(move).position, Vd(0.5, 2.8));
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "arbiter/core/fixed_math.h"
+#include "testing/numbers.h"
 #include "testing/random.h"
 #include "testing/world_builders.h"
 
@@ -15,8 +16,8 @@ namespace {
 using testing::RandomBody;
 using testing::SplitMix64;
 
-Fixed F(double d) { return Fixed::FromDouble(d); }
-Vec2 V(double x, double y) { return {F(x), F(y)}; }
+using testing::Fd;
+using testing::Vd;
 
 // Every kind of query, its answers flattened so that two runs compare with ==.
 struct Answers {
@@ -39,8 +40,8 @@ Answers Ask(const World& world, uint64_t seed) {
     a.closest.push_back(world.CastRayClosest(ray, filter));
     a.all.push_back(world.CastRayAll(ray, filter));
     const Vec2 lo{coord(), coord()};
-    a.boxes.push_back(world.OverlapAabb({lo, lo + V(8, 8)}, filter));
-    const Shape disk = Shape::FromCircle({{}, F(1.5)});
+    a.boxes.push_back(world.OverlapAabb({lo, lo + Vd(8, 8)}, filter));
+    const Shape disk = Shape::FromCircle({{}, Fd(1.5)});
     const Transform at{{coord(), coord()}, kRotIdentity};
     a.shapes.push_back(world.OverlapShape(disk, at, filter));
     a.sweeps.push_back(world.CastShapeClosest(disk, at, {coord(), coord()}, filter));
@@ -54,9 +55,9 @@ BodyDef Kinematic(uint64_t id, Vec2 p, Vec2 v) {
   def.type = BodyType::kKinematic;
   def.transform.p = p;
   def.linear_velocity = v;
-  def.angular_velocity = F(1.5);
+  def.angular_velocity = Fd(1.5);
   ShapeDef sd;
-  sd.shape = Shape::FromCircle({{}, F(0.5)});
+  sd.shape = Shape::FromCircle({{}, Fd(0.5)});
   def.shapes.push_back(sd);
   return def;
 }
@@ -66,7 +67,7 @@ BodyDef Kinematic(uint64_t id, Vec2 p, Vec2 v) {
 // mutation between them (adds, removals, teleports, filters, statics).
 TEST(WorldHistory, PastAnswersEqualLiveAnswersBitForBit) {
   SplitMix64 rng(7);
-  World world(WorldDef{V(0, -10), 60, 1 << 16});
+  World world(WorldDef{Vd(0, -10), 60, 1 << 16});
   std::vector<BodyDef> bodies;
   for (uint64_t id = 1; id <= 120; ++id) bodies.push_back(RandomBody(rng, id, 50));
   ASSERT_TRUE(world.AddBodies(bodies).ok());
@@ -85,7 +86,7 @@ TEST(WorldHistory, PastAnswersEqualLiveAnswersBitForBit) {
       case 3: {
         const std::vector<uint64_t> ids = world.BodyIds();
         const uint64_t id = ids[rng.Next() % ids.size()];
-        ASSERT_TRUE(world.SetBodyTransform(id, {V(t * 0.5 - 20, 3), MakeRot(F(t * 0.1))}).ok());
+        ASSERT_TRUE(world.SetBodyTransform(id, {Vd(t * 0.5 - 20, 3), MakeRot(Fd(t * 0.1))}).ok());
         ASSERT_TRUE(world.SetShapeFilter(ids[rng.Next() % ids.size()], 0, Filter{2, ~uint64_t{0}, 0}).ok());
         break;
       }
@@ -119,7 +120,7 @@ TEST(WorldHistory, PastAnswersEqualLiveAnswersBitForBit) {
 
 TEST(WorldHistory, WindowLimitsAreOutOfRangeAndNameTheWindow) {
   World world;
-  ASSERT_TRUE(world.AddBody(Kinematic(1, V(0, 0), V(1, 0))).ok());
+  ASSERT_TRUE(world.AddBody(Kinematic(1, Vd(0, 0), Vd(1, 0))).ok());
   WorldHistory history(3);
   std::shared_ptr<const World> past;
   Status s = history.At(world, -1, kFixedZero, &past);
@@ -149,13 +150,13 @@ TEST(WorldHistory, WindowLimitsAreOutOfRangeAndNameTheWindow) {
 // where the documented lerp puts it; its rotation is the normalized lerp.
 TEST(WorldHistory, InterpolatesMovableBodiesBetweenTicks) {
   World world(WorldDef{{}, 60, 1 << 10});
-  ASSERT_TRUE(world.AddBody(Kinematic(1, V(0, 0), V(6, -3))).ok());
+  ASSERT_TRUE(world.AddBody(Kinematic(1, Vd(0, 0), Vd(6, -3))).ok());
   BodyDef wall;
   wall.id = 2;
   wall.type = BodyType::kStatic;
-  wall.transform.p = V(10, 0);
+  wall.transform.p = Vd(10, 0);
   ShapeDef sd;
-  sd.shape = Shape::FromSegment({V(0, -5), V(0, 5)});
+  sd.shape = Shape::FromSegment({Vd(0, -5), Vd(0, 5)});
   wall.shapes.push_back(sd);
   ASSERT_TRUE(world.AddBody(wall).ok());
   WorldHistory history(10);
@@ -193,27 +194,27 @@ TEST(WorldHistory, InterpolatesMovableBodiesBetweenTicks) {
 // that appear only at T + 1 are not in the view at all.
 TEST(WorldHistory, InterpolationAcrossLayoutChangesUsesTheEarlierTick) {
   World world;
-  ASSERT_TRUE(world.AddBody(Kinematic(1, V(0, 0), V(6, 0))).ok());
-  ASSERT_TRUE(world.AddBody(Kinematic(2, V(0, 5), V(6, 0))).ok());
+  ASSERT_TRUE(world.AddBody(Kinematic(1, Vd(0, 0), Vd(6, 0))).ok());
+  ASSERT_TRUE(world.AddBody(Kinematic(2, Vd(0, 5), Vd(6, 0))).ok());
   WorldHistory history(10);
   history.Record(world);
   world.Step();
   const Fixed x1 = world.FindBody(1)->transform.p.x;
   const uint64_t gone[1] = {2};
   ASSERT_TRUE(world.RemoveBodies(gone).ok());
-  ASSERT_TRUE(world.AddBody(Kinematic(3, V(0, -5), V(6, 0))).ok());
+  ASSERT_TRUE(world.AddBody(Kinematic(3, Vd(0, -5), Vd(6, 0))).ok());
   history.Record(world);
   world.Step();
   std::shared_ptr<const World> past;
   ASSERT_TRUE(history.At(world, 0, Fixed::FromRatio(1, 2), &past).ok());
   EXPECT_EQ(past->FindBody(1)->transform.p.x, x1 * Fixed::FromRatio(1, 2));
-  EXPECT_EQ(past->FindBody(2)->transform.p, V(0, 5));
+  EXPECT_EQ(past->FindBody(2)->transform.p, Vd(0, 5));
   EXPECT_FALSE(past->FindBody(3).has_value());
 }
 
 TEST(WorldHistory, ReportsMemoryPerTick) {
   World world;
-  for (uint64_t id = 1; id <= 100; ++id) ASSERT_TRUE(world.AddBody(Kinematic(id, V(id * 2.0, 0), V(0, 1))).ok());
+  for (uint64_t id = 1; id <= 100; ++id) ASSERT_TRUE(world.AddBody(Kinematic(id, Vd(id * 2.0, 0), Vd(0, 1))).ok());
   WorldHistory history(50);
   history.Record(world);
   world.Step();

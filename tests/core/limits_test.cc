@@ -14,13 +14,14 @@
 #include "arbiter/core/fixed_math.h"
 #include "arbiter/core/limits.h"
 #include "arbiter/core/world.h"
+#include "testing/numbers.h"
 #include "testing/world_builders.h"
 
 namespace arbiter {
 namespace {
 
-Fixed F(int64_t v) { return Fixed::FromInt(v); }
-Vec2 V(int64_t x, int64_t y) { return {F(x), F(y)}; }
+using testing::Fi;
+using testing::Vi;
 
 using testing::BoxBody;
 using testing::DiskBody;
@@ -56,10 +57,10 @@ void ExpectEveryEntryPointAccepts(World& world, int tick) {
 // approach of 1000 units/s into a rebound of 6.5e7 units/s, beyond the
 // 2^24 every entry point accepts. The step clamps it to the limit.
 TEST(StepLimits, BounceAtMaximumRestitution_StaysWithinTheSpeedLimit) {
-  World world(WorldDef{V(0, -10), 60, 100});
-  ASSERT_TRUE(world.AddBody(Box(1, BodyType::kStatic, V(0, -1), 50, 1)).ok());
-  BodyDef ball = Disk(2, BodyType::kDynamic, V(0, 10), 1);
-  ball.linear_velocity = V(0, -1000);
+  World world(WorldDef{Vi(0, -10), 60, 100});
+  ASSERT_TRUE(world.AddBody(Box(1, BodyType::kStatic, Vi(0, -1), 50, 1)).ok());
+  BodyDef ball = Disk(2, BodyType::kDynamic, Vi(0, 10), 1);
+  ball.linear_velocity = Vi(0, -1000);
   ball.shapes[0].restitution = kMaxMaterial;
   ASSERT_TRUE(world.AddBody(ball).ok());
   bool reached_limit = false;
@@ -74,10 +75,10 @@ TEST(StepLimits, BounceAtMaximumRestitution_StaysWithinTheSpeedLimit) {
 // An off-centre impact at maximum restitution spins a box far past
 // 2^16 rad/s unless the step clamps the angular velocity too.
 TEST(StepLimits, CornerImpactAtMaximumRestitution_StaysWithinTheSpinLimit) {
-  World world(WorldDef{V(0, -10), 60, 100});
-  ASSERT_TRUE(world.AddBody(Box(1, BodyType::kStatic, V(0, -1), 50, 1)).ok());
-  BodyDef box = Box(2, BodyType::kDynamic, V(0, 5), 1, 1, MakeRot(Fixed::FromRatio(1, 3)));
-  box.linear_velocity = V(0, -2000);
+  World world(WorldDef{Vi(0, -10), 60, 100});
+  ASSERT_TRUE(world.AddBody(Box(1, BodyType::kStatic, Vi(0, -1), 50, 1)).ok());
+  BodyDef box = Box(2, BodyType::kDynamic, Vi(0, 5), 1, 1, MakeRot(Fixed::FromRatio(1, 3)));
+  box.linear_velocity = Vi(0, -2000);
   box.shapes[0].restitution = kMaxMaterial;
   ASSERT_TRUE(world.AddBody(box).ok());
   Fixed fastest_spin;
@@ -92,9 +93,9 @@ TEST(StepLimits, CornerImpactAtMaximumRestitution_StaysWithinTheSpinLimit) {
 // A body pushed against the edge of the world stops there with its origin
 // inside the range Restore accepts, shapes offset from the origin included.
 TEST(StepLimits, BodyAtTheWorldEdge_StaysRestorable) {
-  World world(WorldDef{V(0, 0), 60, 100});
-  BodyDef body = Disk(1, BodyType::kDynamic, V(kMaxWorldCoordinate - (int64_t{1} << 25), 0), 1);
-  body.shapes[0].shape = Shape::FromCircle({V(-1000, 0), F(1)});
+  World world(WorldDef{Vi(0, 0), 60, 100});
+  BodyDef body = Disk(1, BodyType::kDynamic, Vi(kMaxWorldCoordinate - (int64_t{1} << 25), 0), 1);
+  body.shapes[0].shape = Shape::FromCircle({Vi(-1000, 0), Fi(1)});
   body.linear_velocity = {kMaxLinearSpeed, kFixedZero};
   ASSERT_TRUE(world.AddBody(body).ok());
   for (int tick = 0; tick < 5; ++tick) {
@@ -110,13 +111,13 @@ TEST(StepLimits, BodyAtTheWorldEdge_StaysRestorable) {
 // far apart.
 World ListsWorld() {
   World world;
-  EXPECT_TRUE(world.AddBody(Disk(1, BodyType::kStatic, V(0, 0), 1)).ok());
-  EXPECT_TRUE(world.AddBody(Disk(2, BodyType::kDynamic, V(100, 0), 1)).ok());
-  BodyDef with_sensor = Disk(3, BodyType::kDynamic, V(200, 0), 1);
+  EXPECT_TRUE(world.AddBody(Disk(1, BodyType::kStatic, Vi(0, 0), 1)).ok());
+  EXPECT_TRUE(world.AddBody(Disk(2, BodyType::kDynamic, Vi(100, 0), 1)).ok());
+  BodyDef with_sensor = Disk(3, BodyType::kDynamic, Vi(200, 0), 1);
   with_sensor.shapes.push_back(with_sensor.shapes[0]);
   with_sensor.shapes[1].is_sensor = true;
   EXPECT_TRUE(world.AddBody(with_sensor).ok());
-  EXPECT_TRUE(world.AddBody(Disk(4, BodyType::kStatic, V(300, 0), 1)).ok());
+  EXPECT_TRUE(world.AddBody(Disk(4, BodyType::kStatic, Vi(300, 0), 1)).ok());
   return world;
 }
 
@@ -181,7 +182,7 @@ std::vector<uint8_t> WithLists(const std::vector<RawContact>& contacts, const st
 // reason and leaves that world as it was.
 Status RestoreInto(const std::vector<uint8_t>& image) {
   World target;
-  EXPECT_TRUE(target.AddBody(Disk(99, BodyType::kDynamic, V(5, 5), 2)).ok());
+  EXPECT_TRUE(target.AddBody(Disk(99, BodyType::kDynamic, Vi(5, 5), 2)).ok());
   const uint64_t before = target.StateHash();
   const Status s = World::Restore(image, &target);
   if (!s.ok()) EXPECT_EQ(target.StateHash(), before) << "a rejected image changed the target";
@@ -283,11 +284,11 @@ TEST(WorldDefValidation, OneCheckForEveryEntryPoint) {
   EXPECT_EQ(ValidateWorldDef(WorldDef{{}, 0, 1}).message(), "tick_hz: must be in 1..10000");
 
   World world;
-  ASSERT_TRUE(world.AddBody(Disk(1, BodyType::kStatic, V(0, 0), 1)).ok());
+  ASSERT_TRUE(world.AddBody(Disk(1, BodyType::kStatic, Vi(0, 0), 1)).ok());
   const uint64_t before = world.StateHash();
-  EXPECT_EQ(World::Create(WorldDef{{F(int64_t{1} << 25), kFixedZero}, 60, 1}, &world).code(), StatusCode::kOutOfRange);
+  EXPECT_EQ(World::Create(WorldDef{{Fi(int64_t{1} << 25), kFixedZero}, 60, 1}, &world).code(), StatusCode::kOutOfRange);
   EXPECT_EQ(world.StateHash(), before) << "a rejected definition changed the world";
-  ASSERT_TRUE(World::Create(WorldDef{{kFixedZero, F(-10)}, 120, 5}, &world).ok());
+  ASSERT_TRUE(World::Create(WorldDef{{kFixedZero, Fi(-10)}, 120, 5}, &world).ok());
   EXPECT_EQ(world.def().tick_hz, 120);
   EXPECT_EQ(world.body_count(), 0u);
 }
@@ -299,7 +300,7 @@ TEST(WorldDefValidation, OneCheckForEveryEntryPoint) {
 // inertia fits has a mass below about 2^24.8, so 64 stay below 2^31; it is
 // checked all the same.)
 TEST(BodyMass, TotalInertiaBeyondQ32_Rejected) {
-  BodyDef heavy = Disk(1, BodyType::kDynamic, V(0, 0), 10);
+  BodyDef heavy = Disk(1, BodyType::kDynamic, Vi(0, 0), 10);
   heavy.shapes[0].density = kMaxMaterial;
   const ShapeDef one = heavy.shapes[0];
   heavy.shapes.resize(kMaxShapesPerBody, one);
@@ -318,11 +319,11 @@ TEST(BodyMass, TotalInertiaBeyondQ32_Rejected) {
 // parallel-axis term m |c|^2 about the origin does not (it used to saturate
 // and give the body a wrong inertia silently).
 TEST(BodyMass, ShapeFarFromTheOrigin_Rejected) {
-  BodyDef far = Disk(1, BodyType::kDynamic, V(0, 0), 1);
-  far.shapes[0].shape = Shape::FromCircle({V(100000, 0), F(1)});
+  BodyDef far = Disk(1, BodyType::kDynamic, Vi(0, 0), 1);
+  far.shapes[0].shape = Shape::FromCircle({Vi(100000, 0), Fi(1)});
   World world;
   EXPECT_EQ(world.AddBody(far).code(), StatusCode::kOutOfRange);
-  far.shapes[0].shape = Shape::FromCircle({V(100, 0), F(1)});
+  far.shapes[0].shape = Shape::FromCircle({Vi(100, 0), Fi(1)});
   EXPECT_TRUE(world.AddBody(far).ok());
 }
 

@@ -14,6 +14,7 @@
 #include "arbiter/core/shapes.h"
 #include "reference/convert.h"
 #include "reference/reference.h"
+#include "testing/numbers.h"
 #include "testing/random.h"
 
 namespace arbiter {
@@ -23,8 +24,8 @@ using testing::SplitMix64;
 
 // Tests build their inputs from decimal literals; the conversion is an edge
 // use of doubles, the core never sees one.
-Fixed F(double d) { return Fixed::FromDouble(d); }
-Vec2 V(double x, double y) { return {F(x), F(y)}; }
+using testing::Fd;
+using testing::Vd;
 double D(Fixed f) { return f.ToDouble(); }
 
 constexpr double kUlp = 1.0 / 4294967296.0;
@@ -35,28 +36,28 @@ constexpr double kUlp = 1.0 / 4294967296.0;
 // the depth cannot be tested with the exact TestOverlap: the rounded normal
 // and the rounded move leave B a few ulp short or past, either way about
 // equally often.
-const Fixed kEps = F(1e-6);
+const Fixed kEps = Fd(1e-6);
 
-Transform Xf(double x, double y, double angle = 0) { return {V(x, y), MakeRot(F(angle))}; }
+Transform Xf(double x, double y, double angle = 0) { return {Vd(x, y), MakeRot(Fd(angle))}; }
 
 Shape Box(double hw, double hh) {
   Polygon p;
-  EXPECT_EQ(MakeBox(F(hw), F(hh), &p), ShapeError::kOk);
+  EXPECT_EQ(MakeBox(Fd(hw), Fd(hh), &p), ShapeError::kOk);
   return Shape::FromPolygon(p);
 }
 
 Shape RoundedBox(double hw, double hh, double radius) {
-  const Vec2 corners[4] = {V(-hw, -hh), V(hw, -hh), V(hw, hh), V(-hw, hh)};
+  const Vec2 corners[4] = {Vd(-hw, -hh), Vd(hw, -hh), Vd(hw, hh), Vd(-hw, hh)};
   Polygon p;
-  EXPECT_EQ(MakePolygon(corners, F(radius), &p), ShapeError::kOk);
+  EXPECT_EQ(MakePolygon(corners, Fd(radius), &p), ShapeError::kOk);
   return Shape::FromPolygon(p);
 }
 
-Shape Disk(double radius, double x = 0, double y = 0) { return Shape::FromCircle({V(x, y), F(radius)}); }
+Shape Disk(double radius, double x = 0, double y = 0) { return Shape::FromCircle({Vd(x, y), Fd(radius)}); }
 Shape Capsule(double x1, double y1, double x2, double y2, double r) {
-  return Shape::FromCapsule({V(x1, y1), V(x2, y2), F(r)});
+  return Shape::FromCapsule({Vd(x1, y1), Vd(x2, y2), Fd(r)});
 }
-Shape Seg(double x1, double y1, double x2, double y2) { return Shape::FromSegment({V(x1, y1), V(x2, y2)}); }
+Shape Seg(double x1, double y1, double x2, double y2) { return Shape::FromSegment({Vd(x1, y1), Vd(x2, y2)}); }
 
 ShapeProxy Place(const Shape& s, const Transform& xf) { return MakeProxy(s, xf); }
 
@@ -116,55 +117,55 @@ TEST(Collide, Collide_CirclesOverlapping_NormalAlongCentresPointMidway) {
   const ShapeProxy b = Place(Disk(0.5), Xf(1.25, 0));
   const Manifold m = Collide(a, b, kFixedZero);
   ASSERT_EQ(m.point_count, 1);
-  EXPECT_EQ(m.normal, V(1, 0));
-  EXPECT_EQ(m.points[0].separation, F(-0.25));
+  EXPECT_EQ(m.normal, Vd(1, 0));
+  EXPECT_EQ(m.points[0].separation, Fd(-0.25));
   // Surfaces at x = 1 (A) and x = 0.75 (B).
-  EXPECT_EQ(m.points[0].point, V(0.875, 0));
+  EXPECT_EQ(m.points[0].point, Vd(0.875, 0));
   EXPECT_EQ(m.points[0].id, 0);
 
   // A 3-4-5 direction: |d| = 1.25 exactly.
   const Manifold diag = Collide(a, Place(Disk(0.5), Xf(0.75, 1.0)), kFixedZero);
   ASSERT_EQ(diag.point_count, 1);
   ExpectVecNear(diag.normal, 0.6, 0.8, 1.5 * kUlp);
-  EXPECT_EQ(diag.points[0].separation, F(-0.25));
+  EXPECT_EQ(diag.points[0].separation, Fd(-0.25));
   ExpectVecNear(diag.points[0].point, 0.6 * 0.875, 0.8 * 0.875);
 }
 
 TEST(Collide, Collide_CirclesTouching_OnePointAtZeroSeparation) {
   const Manifold m = Collide(Place(Disk(1), Xf(0, 0)), Place(Disk(0.5), Xf(0, 1.5)), kFixedZero);
   ASSERT_EQ(m.point_count, 1);
-  EXPECT_EQ(m.normal, V(0, 1));
+  EXPECT_EQ(m.normal, Vd(0, 1));
   EXPECT_EQ(m.points[0].separation, kFixedZero);
-  EXPECT_EQ(m.points[0].point, V(0, 1));
+  EXPECT_EQ(m.points[0].point, Vd(0, 1));
 }
 
 TEST(Collide, Collide_CirclesSeparated_EmptyUnlessWithinSpeculativeDistance) {
   const ShapeProxy a = Place(Disk(1), Xf(0, 0));
   const ShapeProxy b = Place(Disk(0.5), Xf(-2, 0));
   EXPECT_EQ(Collide(a, b, kFixedZero).point_count, 0);
-  EXPECT_EQ(Collide(a, b, F(0.375)).point_count, 0);
-  const Manifold m = Collide(a, b, F(0.5));
+  EXPECT_EQ(Collide(a, b, Fd(0.375)).point_count, 0);
+  const Manifold m = Collide(a, b, Fd(0.5));
   ASSERT_EQ(m.point_count, 1);
-  EXPECT_EQ(m.normal, V(-1, 0));
-  EXPECT_EQ(m.points[0].separation, F(0.5));
-  EXPECT_EQ(m.points[0].point, V(-1.25, 0));
+  EXPECT_EQ(m.normal, Vd(-1, 0));
+  EXPECT_EQ(m.points[0].separation, Fd(0.5));
+  EXPECT_EQ(m.points[0].point, Vd(-1.25, 0));
 }
 
 TEST(Collide, Collide_CoincidentCircles_UseUpNormal) {
   const Manifold m = Collide(Place(Disk(1), Xf(2, 3)), Place(Disk(0.5), Xf(2, 3)), kFixedZero);
   ASSERT_EQ(m.point_count, 1);
-  EXPECT_EQ(m.normal, V(0, 1));
-  EXPECT_EQ(m.points[0].separation, F(-1.5));
+  EXPECT_EQ(m.normal, Vd(0, 1));
+  EXPECT_EQ(m.points[0].separation, Fd(-1.5));
   // Midway between A's top (y = 4) and B's bottom (y = 2.5).
-  EXPECT_EQ(m.points[0].point, V(2, 3.25));
+  EXPECT_EQ(m.points[0].point, Vd(2, 3.25));
 
   // Found by tests/fuzz/fuzz_narrow: the other argument order picked the
   // same up normal (and another point) instead of the exact flip.
   const Manifold f = Collide(Place(Disk(0.5), Xf(2, 3)), Place(Disk(1), Xf(2, 3)), kFixedZero);
   ASSERT_EQ(f.point_count, 1);
-  EXPECT_EQ(f.normal, V(0, -1));
-  EXPECT_EQ(f.points[0].separation, F(-1.5));
-  EXPECT_EQ(f.points[0].point, V(2, 3.25));
+  EXPECT_EQ(f.normal, Vd(0, -1));
+  EXPECT_EQ(f.points[0].separation, Fd(-1.5));
+  EXPECT_EQ(f.points[0].point, Vd(2, 3.25));
 }
 
 // ---------------------------------------------------------------------------
@@ -180,13 +181,13 @@ TEST(Collide, Collide_BoxRestingOnBox_TwoPointsNormalUp) {
   const ShapeProxy touching = Place(Box(0.5, 0.5), Xf(1, 1));
   Manifold m = Collide(ground, touching, kFixedZero);
   ASSERT_EQ(m.point_count, 2);
-  EXPECT_EQ(m.normal, V(0, 1));
+  EXPECT_EQ(m.normal, Vd(0, 1));
   EXPECT_EQ(m.points[0].separation, kFixedZero);
   EXPECT_EQ(m.points[1].separation, kFixedZero);
   std::vector<double> xs = {D(m.points[0].point.x), D(m.points[1].point.x)};
   std::sort(xs.begin(), xs.end());
   EXPECT_EQ(xs, (std::vector<double>{0.5, 1.5}));
-  EXPECT_EQ(m.points[0].point.y, F(0.5));
+  EXPECT_EQ(m.points[0].point.y, Fd(0.5));
   // The ground's top face is the reference; the two ids differ.
   EXPECT_EQ(m.points[0].id >> 8, kBoxTop);
   EXPECT_EQ(m.points[1].id >> 8, kBoxTop);
@@ -195,19 +196,19 @@ TEST(Collide, Collide_BoxRestingOnBox_TwoPointsNormalUp) {
   // Sunk by 1/8: both points at -1/8, midway between y = 0.5 and y = 0.375.
   m = Collide(ground, Place(Box(0.5, 0.5), Xf(1, 0.875)), kFixedZero);
   ASSERT_EQ(m.point_count, 2);
-  EXPECT_EQ(m.normal, V(0, 1));
+  EXPECT_EQ(m.normal, Vd(0, 1));
   for (int i = 0; i < 2; ++i) {
-    EXPECT_EQ(m.points[i].separation, F(-0.125));
-    EXPECT_EQ(m.points[i].point.y, F(0.4375));
+    EXPECT_EQ(m.points[i].separation, Fd(-0.125));
+    EXPECT_EQ(m.points[i].point.y, Fd(0.4375));
   }
-  EXPECT_EQ(ManifoldDepth(m), F(0.125));
+  EXPECT_EQ(ManifoldDepth(m), Fd(0.125));
 
   // The same pair the other way round: B's bottom face, flip bit set.
   const Manifold flipped = Collide(Place(Box(0.5, 0.5), Xf(1, 0.875)), ground, kFixedZero);
   ASSERT_EQ(flipped.point_count, 2);
-  EXPECT_EQ(flipped.normal, V(0, -1));
+  EXPECT_EQ(flipped.normal, Vd(0, -1));
   EXPECT_EQ(flipped.points[0].id & 0x8000, 0x8000);
-  EXPECT_EQ(ManifoldDepth(flipped), F(0.125));
+  EXPECT_EQ(ManifoldDepth(flipped), Fd(0.125));
 }
 
 TEST(Collide, Collide_BoxCornerIntoBox_OnePointAtTheCorner) {
@@ -217,7 +218,7 @@ TEST(Collide, Collide_BoxCornerIntoBox_OnePointAtTheCorner) {
   const ShapeProxy b = Place(Box(0.5, 0.5), Xf(0.25, 0.4 + half_diagonal, 0.25 * 3.14159265358979323846));
   const Manifold m = Collide(ground, b, kFixedZero);
   ASSERT_EQ(m.point_count, 1);
-  EXPECT_EQ(m.normal, V(0, 1));
+  EXPECT_EQ(m.normal, Vd(0, 1));
   EXPECT_NEAR(D(m.points[0].separation), -0.1, 1e-8);
   ExpectVecNear(m.points[0].point, 0.25, 0.45, 1e-8);
   EXPECT_EQ(m.points[0].id >> 8, kBoxTop);
@@ -227,7 +228,7 @@ TEST(Collide, Collide_BoxCornerIntoBox_OnePointAtTheCorner) {
   const ShapeProxy tilted = Place(Box(0.5, 0.5), Xf(0, 0.95, 0.1));
   const Manifold t = Collide(ground, tilted, kFixedZero);
   ASSERT_EQ(t.point_count, 1);
-  EXPECT_EQ(t.normal, V(0, 1));
+  EXPECT_EQ(t.normal, Vd(0, 1));
   EXPECT_TRUE(IsMinimumTranslation(ground, tilted, t));
 }
 
@@ -236,18 +237,18 @@ TEST(Collide, Collide_CircleCentreInsideBox_PushesOutThroughNearestFace) {
   const ShapeProxy disk = Place(Disk(0.5), Xf(0.625, 0.25));
   const Manifold m = Collide(box, disk, kFixedZero);
   ASSERT_EQ(m.point_count, 1);
-  EXPECT_EQ(m.normal, V(1, 0));
-  EXPECT_EQ(m.points[0].separation, F(-0.875));
+  EXPECT_EQ(m.normal, Vd(1, 0));
+  EXPECT_EQ(m.points[0].separation, Fd(-0.875));
   // Box surface at x = 1, the disk's far side at x = 0.125.
-  EXPECT_EQ(m.points[0].point, V(0.5625, 0.25));
+  EXPECT_EQ(m.points[0].point, Vd(0.5625, 0.25));
   EXPECT_EQ(m.points[0].id, kBoxRight << 8);
   EXPECT_TRUE(IsMinimumTranslation(box, disk, m));
 
   // Disk first: the normal flips, the box face is still the reference.
   const Manifold f = Collide(disk, box, kFixedZero);
   ASSERT_EQ(f.point_count, 1);
-  EXPECT_EQ(f.normal, V(-1, 0));
-  EXPECT_EQ(f.points[0].separation, F(-0.875));
+  EXPECT_EQ(f.normal, Vd(-1, 0));
+  EXPECT_EQ(f.points[0].separation, Fd(-0.875));
   EXPECT_EQ(f.points[0].id, 0x8000 | (kBoxRight << 8));
 }
 
@@ -256,9 +257,9 @@ TEST(Collide, Collide_CircleOutsideBox_FaceRegionAndCornerRegion) {
   // Above the top face: the face normal.
   const Manifold face = Collide(box, Place(Disk(0.5), Xf(0.5, 1.25)), kFixedZero);
   ASSERT_EQ(face.point_count, 1);
-  EXPECT_EQ(face.normal, V(0, 1));
-  EXPECT_EQ(face.points[0].separation, F(-0.25));
-  EXPECT_EQ(face.points[0].point, V(0.5, 0.875));
+  EXPECT_EQ(face.normal, Vd(0, 1));
+  EXPECT_EQ(face.points[0].separation, Fd(-0.25));
+  EXPECT_EQ(face.points[0].point, Vd(0.5, 0.875));
 
   // Beyond the corner: the corner-to-centre direction, exact depth.
   const ShapeProxy corner_disk = Place(Disk(0.5), Xf(1.25, 1.25));
@@ -276,11 +277,11 @@ TEST(Collide, Collide_NestedBoxes_PushesOutAlongShorterExit) {
   const ShapeProxy small = Place(Box(1, 1), Xf(3, 0.5));
   const Manifold m = Collide(big, small, kFixedZero);
   ASSERT_EQ(m.point_count, 2);
-  EXPECT_EQ(m.normal, V(1, 0));
-  EXPECT_EQ(ManifoldDepth(m), F(3));
+  EXPECT_EQ(m.normal, Vd(1, 0));
+  EXPECT_EQ(ManifoldDepth(m), Fd(3));
   for (int i = 0; i < 2; ++i) {
-    EXPECT_EQ(m.points[i].separation, F(-3));
-    EXPECT_EQ(m.points[i].point.x, F(3.5));  // midway between x = 5 and x = 2
+    EXPECT_EQ(m.points[i].separation, Fd(-3));
+    EXPECT_EQ(m.points[i].point.x, Fd(3.5));  // midway between x = 5 and x = 2
   }
   // Moving B by exactly the depth leaves the boxes touching (exactly here).
   EXPECT_TRUE(TestOverlap(big, MovedAlong(small, m.normal, ManifoldDepth(m))));
@@ -289,14 +290,14 @@ TEST(Collide, Collide_NestedBoxes_PushesOutAlongShorterExit) {
   // Small box first: same exit, normal reversed.
   const Manifold f = Collide(small, big, kFixedZero);
   ASSERT_EQ(f.point_count, 2);
-  EXPECT_EQ(f.normal, V(-1, 0));
-  EXPECT_EQ(ManifoldDepth(f), F(3));
+  EXPECT_EQ(f.normal, Vd(-1, 0));
+  EXPECT_EQ(ManifoldDepth(f), Fd(3));
 
   // Off-centre towards the bottom and rotated: the exit is down.
   const ShapeProxy low = Place(Box(1, 0.5), Xf(-0.5, -3.25, 0.3));
   const Manifold d = Collide(big, low, kFixedZero);
   ASSERT_GE(d.point_count, 1);
-  EXPECT_EQ(d.normal, V(0, -1));
+  EXPECT_EQ(d.normal, Vd(0, -1));
   EXPECT_TRUE(IsMinimumTranslation(big, low, d));
 }
 
@@ -317,8 +318,8 @@ TEST(Collide, Collide_RoundedBoxes_CornerRegionUsesDistanceNormal) {
   const ShapeProxy over = Place(RoundedBox(0.5, 0.5, 0.25), Xf(1.25, 1.625));
   const Manifold o = Collide(a, over, kFixedZero);
   ASSERT_EQ(o.point_count, 2);
-  EXPECT_EQ(o.normal, V(0, 1));
-  EXPECT_EQ(ManifoldDepth(o), F(0.375));
+  EXPECT_EQ(o.normal, Vd(0, 1));
+  EXPECT_EQ(ManifoldDepth(o), Fd(0.375));
 }
 
 // ---------------------------------------------------------------------------
@@ -329,13 +330,13 @@ TEST(Collide, Collide_CapsuleOnBox_TwoPointsWhenParallel) {
   const ShapeProxy capsule = Place(Capsule(-1, 0, 1, 0, 0.25), Xf(0.5, 0.625));
   const Manifold m = Collide(box, capsule, kFixedZero);
   ASSERT_EQ(m.point_count, 2);
-  EXPECT_EQ(m.normal, V(0, 1));
+  EXPECT_EQ(m.normal, Vd(0, 1));
   std::vector<double> xs = {D(m.points[0].point.x), D(m.points[1].point.x)};
   std::sort(xs.begin(), xs.end());
   EXPECT_EQ(xs, (std::vector<double>{-0.5, 1.5}));
   for (int i = 0; i < 2; ++i) {
-    EXPECT_EQ(m.points[i].separation, F(-0.125));
-    EXPECT_EQ(m.points[i].point.y, F(0.4375));
+    EXPECT_EQ(m.points[i].separation, Fd(-0.125));
+    EXPECT_EQ(m.points[i].point.y, Fd(0.4375));
     EXPECT_EQ(m.points[i].id >> 8, kBoxTop);
   }
   EXPECT_TRUE(IsMinimumTranslation(box, capsule, m));
@@ -351,7 +352,7 @@ TEST(Collide, Collide_CapsuleOnBox_TwoPointsWhenParallel) {
   const ShapeProxy tilted = Place(Capsule(-1, 0, 1, 0, 0.25), Xf(0, 0.75, 0.2));
   const Manifold t = Collide(box, tilted, kFixedZero);
   ASSERT_EQ(t.point_count, 1);
-  EXPECT_EQ(t.normal, V(0, 1));
+  EXPECT_EQ(t.normal, Vd(0, 1));
   EXPECT_LT(D(t.points[0].point.x), 0);
   EXPECT_TRUE(IsMinimumTranslation(box, tilted, t));
 }
@@ -380,8 +381,8 @@ TEST(Collide, Collide_ParallelCapsules_TwoPoints) {
   const ShapeProxy b = Place(Capsule(-1, 0, 1, 0, 0.25), Xf(1, 0.375));
   const Manifold m = Collide(a, b, kFixedZero);
   ASSERT_EQ(m.point_count, 2);
-  EXPECT_EQ(m.normal, V(0, 1));
-  EXPECT_EQ(ManifoldDepth(m), F(0.125));
+  EXPECT_EQ(m.normal, Vd(0, 1));
+  EXPECT_EQ(ManifoldDepth(m), Fd(0.125));
   std::vector<double> xs = {D(m.points[0].point.x), D(m.points[1].point.x)};
   std::sort(xs.begin(), xs.end());
   EXPECT_EQ(xs, (std::vector<double>{0, 1}));
@@ -392,31 +393,31 @@ TEST(Collide, Collide_SegmentAndCircle_FaceEndAndCollinear) {
   // Above and below the segment: the segment's two faces.
   Manifold m = Collide(seg, Place(Disk(0.25), Xf(0.5, 0.125)), kFixedZero);
   ASSERT_EQ(m.point_count, 1);
-  EXPECT_EQ(m.normal, V(0, 1));
-  EXPECT_EQ(m.points[0].separation, F(-0.125));
-  EXPECT_EQ(m.points[0].point, V(0.5, -0.0625));  // midway between y = 0 and y = -0.125
+  EXPECT_EQ(m.normal, Vd(0, 1));
+  EXPECT_EQ(m.points[0].separation, Fd(-0.125));
+  EXPECT_EQ(m.points[0].point, Vd(0.5, -0.0625));  // midway between y = 0 and y = -0.125
   m = Collide(seg, Place(Disk(0.25), Xf(0.5, -0.125)), kFixedZero);
   ASSERT_EQ(m.point_count, 1);
-  EXPECT_EQ(m.normal, V(0, -1));
-  EXPECT_EQ(m.points[0].separation, F(-0.125));
+  EXPECT_EQ(m.normal, Vd(0, -1));
+  EXPECT_EQ(m.points[0].separation, Fd(-0.125));
 
   // On the segment's line beyond its end: the face separations are zero
   // (the Minkowski difference is flat), the true normal is along the line.
   const ShapeProxy beyond = Place(Disk(0.25), Xf(1.125, 0));
   m = Collide(seg, beyond, kFixedZero);
   ASSERT_EQ(m.point_count, 1);
-  EXPECT_EQ(m.normal, V(1, 0));
-  EXPECT_EQ(m.points[0].separation, F(-0.125));
-  EXPECT_EQ(m.points[0].point, V(0.9375, 0));  // midway between x = 1 and x = 0.875
+  EXPECT_EQ(m.normal, Vd(1, 0));
+  EXPECT_EQ(m.points[0].separation, Fd(-0.125));
+  EXPECT_EQ(m.points[0].point, Vd(0.9375, 0));  // midway between x = 1 and x = 0.875
   EXPECT_TRUE(IsMinimumTranslation(seg, beyond, m));
 
   // Far along the line: nothing, unless speculative.
   const ShapeProxy far = Place(Disk(0.25), Xf(3, 0));
   EXPECT_EQ(Collide(seg, far, kFixedZero).point_count, 0);
-  m = Collide(seg, far, F(2));
+  m = Collide(seg, far, Fd(2));
   ASSERT_EQ(m.point_count, 1);
-  EXPECT_EQ(m.normal, V(1, 0));
-  EXPECT_EQ(m.points[0].separation, F(1.75));
+  EXPECT_EQ(m.normal, Vd(1, 0));
+  EXPECT_EQ(m.points[0].separation, Fd(1.75));
 
   // Diagonally off the end: the end-to-centre direction.
   const ShapeProxy diag = Place(Disk(0.25), Xf(1.125, 0.125));
@@ -429,7 +430,7 @@ TEST(Collide, Collide_SegmentAndCircle_FaceEndAndCollinear) {
   // Circle first.
   m = Collide(Place(Disk(0.25), Xf(0.5, 0.125)), seg, kFixedZero);
   ASSERT_EQ(m.point_count, 1);
-  EXPECT_EQ(m.normal, V(0, -1));
+  EXPECT_EQ(m.normal, Vd(0, -1));
 }
 
 TEST(Collide, Collide_CollinearSegments_SeparatedAlongTheirLine) {
@@ -437,9 +438,9 @@ TEST(Collide, Collide_CollinearSegments_SeparatedAlongTheirLine) {
   const ShapeProxy b = Place(Capsule(-1, 0, 1, 0, 0.25), Xf(2.25, 0));
   const Manifold m = Collide(a, b, kFixedZero);
   ASSERT_EQ(m.point_count, 1);
-  EXPECT_EQ(m.normal, V(1, 0));
-  EXPECT_EQ(m.points[0].separation, F(-0.25));
-  EXPECT_EQ(m.points[0].point, V(1.125, 0));
+  EXPECT_EQ(m.normal, Vd(1, 0));
+  EXPECT_EQ(m.points[0].separation, Fd(-0.25));
+  EXPECT_EQ(m.points[0].point, Vd(1.125, 0));
   EXPECT_EQ(Collide(a, Place(Capsule(-1, 0, 1, 0, 0.25), Xf(3, 0)), kFixedZero).point_count, 0);
 }
 
@@ -450,23 +451,23 @@ TEST(Collide, Collide_SpeculativeDistance_KeepsNearPointsDropsFarOnes) {
   const ShapeProxy ground = Place(Box(5, 0.5), Xf(0, 0));
   const ShapeProxy above = Place(Box(0.5, 0.5), Xf(0, 1.25));  // gap 0.25
   EXPECT_EQ(Collide(ground, above, kFixedZero).point_count, 0);
-  EXPECT_EQ(Collide(ground, above, F(0.125)).point_count, 0);
-  Manifold m = Collide(ground, above, F(0.25));
+  EXPECT_EQ(Collide(ground, above, Fd(0.125)).point_count, 0);
+  Manifold m = Collide(ground, above, Fd(0.25));
   ASSERT_EQ(m.point_count, 2);
-  EXPECT_EQ(m.normal, V(0, 1));
-  EXPECT_EQ(m.points[0].separation, F(0.25));
-  EXPECT_EQ(m.points[1].separation, F(0.25));
-  EXPECT_EQ(ManifoldDepth(m), F(-0.25));
+  EXPECT_EQ(m.normal, Vd(0, 1));
+  EXPECT_EQ(m.points[0].separation, Fd(0.25));
+  EXPECT_EQ(m.points[1].separation, Fd(0.25));
+  EXPECT_EQ(ManifoldDepth(m), Fd(-0.25));
   EXPECT_TRUE(IsMinimumTranslation(ground, above, m));
 
   // Tilted: one corner 0.1 above the ground, the other about 0.2 higher.
   const double angle = 0.2;
   const double lift = 0.5 * (std::cos(angle) + std::sin(angle));  // centre height over the low corner
   const ShapeProxy tilted = Place(Box(0.5, 0.5), Xf(0, 0.6 + lift, angle));
-  m = Collide(ground, tilted, F(0.15));
+  m = Collide(ground, tilted, Fd(0.15));
   ASSERT_EQ(m.point_count, 1);
   EXPECT_NEAR(D(m.points[0].separation), 0.1, 1e-8);
-  m = Collide(ground, tilted, F(0.5));
+  m = Collide(ground, tilted, Fd(0.5));
   ASSERT_EQ(m.point_count, 2);
   EXPECT_NEAR(D(ManifoldDepth(m)), -0.1, 1e-8);
   EXPECT_NEAR(D(Max(m.points[0].separation, m.points[1].separation)), 0.1 + std::sin(angle), 1e-8);
@@ -495,7 +496,7 @@ const char* KindName(Kind k) {
 
 // Uniform in [lo, hi] units on the Q32.32 grid.
 Fixed Uniform(SplitMix64& rng, double lo, double hi) {
-  return Fixed::FromRaw(rng.Uniform(F(lo).raw(), F(hi).raw()));
+  return Fixed::FromRaw(rng.Uniform(Fd(lo).raw(), Fd(hi).raw()));
 }
 
 Shape RandomShape(SplitMix64& rng, Kind kind) {
@@ -573,7 +574,7 @@ std::vector<Pair> RandomPairs(uint64_t seed, int per_pair) {
 }
 
 TEST(Collide, Collide_RandomPairs_DepthIsTheMinimumTranslation) {
-  const Fixed spec = F(8);  // large: separated pairs report their distance
+  const Fixed spec = Fd(8);  // large: separated pairs report their distance
   int overlapping = 0, separated = 0;
   for (const Pair& p : RandomPairs(4101, 60)) {
     SCOPED_TRACE(p.what);
@@ -605,7 +606,7 @@ TEST(Collide, Collide_RandomPairs_DepthIsTheMinimumTranslation) {
 TEST(Collide, Collide_RandomPairs_DepthMatchesDoubleReference) {
   for (const Pair& p : RandomPairs(4102, 30)) {
     SCOPED_TRACE(p.what);
-    const Manifold m = Collide(p.a, p.b, F(8));
+    const Manifold m = Collide(p.a, p.b, Fd(8));
     if (m.point_count == 0) continue;
     const reference::Penetration ref = reference::SignedSeparation(reference::ToD(p.a), reference::ToD(p.b));
     ASSERT_NEAR(D(ManifoldDepth(m)), -ref.separation, 1e-6);
@@ -620,8 +621,8 @@ TEST(Collide, Collide_RandomPairs_DepthMatchesDoubleReference) {
 TEST(Collide, Collide_RandomPairs_FlipSymmetry) {
   for (const Pair& p : RandomPairs(4103, 40)) {
     SCOPED_TRACE(p.what);
-    const Manifold ab = Collide(p.a, p.b, F(1));
-    const Manifold ba = Collide(p.b, p.a, F(1));
+    const Manifold ab = Collide(p.a, p.b, Fd(1));
+    const Manifold ba = Collide(p.b, p.a, Fd(1));
     ASSERT_EQ(ab.point_count, ba.point_count);
     if (ab.point_count == 0) continue;
     ASSERT_LE(std::abs((ab.normal.x + ba.normal.x).raw()), 2);
@@ -644,10 +645,10 @@ TEST(Collide, Collide_RandomPairs_FlipSymmetry) {
 // vertex offer reference faces on one line, with one normal and one start
 // vertex; argument order chose between them, so the two orders disagreed.
 TEST(Collide, Collide_CollinearSegmentsFromOneVertex_FlipSymmetric) {
-  const ShapeProxy a = Place(Shape::FromSegment({V(0, 2), V(0, 0)}), Xf(0, 0));
-  const ShapeProxy b = Place(Shape::FromSegment({V(0, 0), V(0, 1)}), Xf(0, 0));
-  const Manifold ab = Collide(a, b, F(1));
-  const Manifold ba = Collide(b, a, F(1));
+  const ShapeProxy a = Place(Shape::FromSegment({Vd(0, 2), Vd(0, 0)}), Xf(0, 0));
+  const ShapeProxy b = Place(Shape::FromSegment({Vd(0, 0), Vd(0, 1)}), Xf(0, 0));
+  const Manifold ab = Collide(a, b, Fd(1));
+  const Manifold ba = Collide(b, a, Fd(1));
   ASSERT_GE(ab.point_count, 1);
   ASSERT_EQ(ab.point_count, ba.point_count);
   EXPECT_EQ(ab.normal, -ba.normal);
@@ -663,7 +664,7 @@ TEST(Collide, Collide_CollinearSegmentsFromOneVertex_FlipSymmetric) {
 // so its face separation came out 41% too large and the overlapping disk
 // was reported as separated.
 TEST(Collide, Collide_MicroscopicCapsuleOverlappingDisk_NotMissed) {
-  const ShapeProxy capsule = Place(Shape::FromCapsule({V(0, 0), {-Fixed::FromRaw(1), Fixed::FromRaw(1)}, F(10)}), Xf(0, 0));
+  const ShapeProxy capsule = Place(Shape::FromCapsule({Vd(0, 0), {-Fixed::FromRaw(1), Fixed::FromRaw(1)}, Fd(10)}), Xf(0, 0));
   const ShapeProxy disk = Place(Disk(5), Xf(12, 6));
   ASSERT_TRUE(TestOverlap(capsule, disk));  // |(12, 6)| = 13.4 < 15
   for (const Manifold& m : {Collide(capsule, disk, kFixedZero), Collide(disk, capsule, kFixedZero)}) {
@@ -699,9 +700,9 @@ TEST(Collide, Collide_FeatureIds_StableWhenBMovesSlightly) {
   const Shape crate = Box(0.5, 0.5);
   const Shape capsule = Capsule(-0.75, 0, 0.75, 0, 0.25);
   const Shape hexagon = [] {
-    const Vec2 pts[6] = {V(1, 0), V(0.5, 0.8), V(-0.5, 0.8), V(-1, 0), V(-0.5, -0.8), V(0.5, -0.8)};
+    const Vec2 pts[6] = {Vd(1, 0), Vd(0.5, 0.8), Vd(-0.5, 0.8), Vd(-1, 0), Vd(-0.5, -0.8), Vd(0.5, -0.8)};
     Polygon p;
-    EXPECT_EQ(MakePolygon(pts, F(0.1), &p), ShapeError::kOk);
+    EXPECT_EQ(MakePolygon(pts, Fd(0.1), &p), ShapeError::kOk);
     return Shape::FromPolygon(p);
   }();
   struct Case {
@@ -710,13 +711,13 @@ TEST(Collide, Collide_FeatureIds_StableWhenBMovesSlightly) {
   };
   const Case cases[] = {{&crate, Xf(0.3, 0.99, 0.03)}, {&capsule, Xf(-1, 0.74, -0.01)}, {&hexagon, Xf(2, 1.39, 0.05)}};
   for (const Case& c : cases) {
-    const Manifold before = Collide(ground, Place(*c.shape, c.xf), F(0.05));
+    const Manifold before = Collide(ground, Place(*c.shape, c.xf), Fd(0.05));
     ASSERT_EQ(before.point_count, 2);
     for (int step = 1; step <= 10; ++step) {
       Transform moved = c.xf;
-      moved.p += V(0.004 * step, -0.0005 * step);
-      moved.q = MakeRot(F(RotAngle(c.xf.q).ToDouble() + 0.0005 * step));
-      const Manifold after = Collide(ground, Place(*c.shape, moved), F(0.05));
+      moved.p += Vd(0.004 * step, -0.0005 * step);
+      moved.q = MakeRot(Fd(RotAngle(c.xf.q).ToDouble() + 0.0005 * step));
+      const Manifold after = Collide(ground, Place(*c.shape, moved), Fd(0.05));
       ASSERT_EQ(after.point_count, 2) << step;
       EXPECT_EQ(SortedIds(after), SortedIds(before)) << step;
       EXPECT_EQ(after.normal, before.normal) << step;

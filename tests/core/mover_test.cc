@@ -16,22 +16,23 @@
 #include "arbiter/core/world.h"
 #include "reference/convert.h"
 #include "reference/reference.h"
+#include "testing/numbers.h"
 
 namespace arbiter {
 namespace {
 
-Fixed F(double d) { return Fixed::FromDouble(d); }
-Vec2 V(double x, double y) { return {F(x), F(y)}; }
+using testing::Fd;
+using testing::Vd;
 double D(Fixed f) { return f.ToDouble(); }
 
-Rot Angle(double radians) { return {F(std::cos(radians)), F(std::sin(radians))}; }
+Rot Angle(double radians) { return {Fd(std::cos(radians)), Fd(std::sin(radians))}; }
 
 BodyDef Box(uint64_t id, double x, double y, double hw, double hh, double angle = 0) {
   Polygon box;
-  EXPECT_EQ(MakeBox(F(hw), F(hh), &box), ShapeError::kOk);
+  EXPECT_EQ(MakeBox(Fd(hw), Fd(hh), &box), ShapeError::kOk);
   BodyDef def;
   def.id = id;
-  def.transform = {V(x, y), Angle(angle)};
+  def.transform = {Vd(x, y), Angle(angle)};
   def.shapes.push_back(ShapeDef{Shape::FromPolygon(box)});
   return def;
 }
@@ -40,16 +41,16 @@ BodyDef Disk(uint64_t id, double x, double y, double r, BodyType type = BodyType
   BodyDef def;
   def.id = id;
   def.type = type;
-  def.transform = {V(x, y), kRotIdentity};
-  def.shapes.push_back(ShapeDef{Shape::FromCircle({Vec2{}, F(r)})});
+  def.transform = {Vd(x, y), kRotIdentity};
+  def.shapes.push_back(ShapeDef{Shape::FromCircle({Vec2{}, Fd(r)})});
   return def;
 }
 
 MoveInput CircleMove(double x, double y, double r, double dx, double dy) {
   MoveInput in;
-  in.shape = Shape::FromCircle({Vec2{}, F(r)});
-  in.start = {V(x, y), kRotIdentity};
-  in.translation = V(dx, dy);
+  in.shape = Shape::FromCircle({Vec2{}, Fd(r)});
+  in.start = {Vd(x, y), kRotIdentity};
+  in.translation = Vd(dx, dy);
   return in;
 }
 
@@ -102,7 +103,7 @@ TEST(MoveAndSlide, Floor_SlidesAlongItKeepingTheSkin) {
   ASSERT_EQ(r.planes.size(), 1u);
   EXPECT_EQ(r.planes[0].body_id, 7u);
   EXPECT_FALSE(r.planes[0].pushed_out);
-  EXPECT_EQ(r.planes[0].normal, V(0, 1));
+  EXPECT_EQ(r.planes[0].normal, Vd(0, 1));
   // The normal part is stopped at the skin; the tangential part is kept.
   EXPECT_NEAR(D(r.position.y), 0.5 + D(in.skin), 1e-6);
   EXPECT_NEAR(D(r.position.x), 6, 1e-6);
@@ -136,7 +137,7 @@ TEST(MoveAndSlide, StartInsideABox_PushedOutAlongTheShortestWayThenMoves) {
   ASSERT_GE(r.planes.size(), 1u);
   EXPECT_TRUE(r.planes[0].pushed_out);
   EXPECT_EQ(r.planes[0].body_id, 5u);
-  EXPECT_EQ(r.planes[0].normal, V(0, 1));
+  EXPECT_EQ(r.planes[0].normal, Vd(0, 1));
   EXPECT_NEAR(D(r.position.y), 0.5 + D(in.skin), 1e-6);
   EXPECT_NEAR(D(r.position.x), 3, 1e-6);
   EXPECT_FALSE(ClearanceAt(defs, in, r.position).overlaps);
@@ -205,13 +206,13 @@ MoveInput RandomMover(std::mt19937_64& rng) {
   MoveInput in;
   const double r = Uniform(rng, 0.2, 1.5);
   if (rng() % 2) {
-    in.shape = Shape::FromCircle({Vec2{}, F(r)});
+    in.shape = Shape::FromCircle({Vec2{}, Fd(r)});
   } else {
-    in.shape = Shape::FromCapsule({V(0, -r), V(0, r), F(r * 0.6)});
+    in.shape = Shape::FromCapsule({Vd(0, -r), Vd(0, r), Fd(r * 0.6)});
   }
-  in.start = {V(Uniform(rng, -22, 22), Uniform(rng, -22, 22)), Angle(Uniform(rng, 0, 6.3))};
-  in.translation = V(Uniform(rng, -15, 15), Uniform(rng, -15, 15));
-  in.skin = F(std::ldexp(1.0, -static_cast<int>(4 + rng() % 12)));
+  in.start = {Vd(Uniform(rng, -22, 22), Uniform(rng, -22, 22)), Angle(Uniform(rng, 0, 6.3))};
+  in.translation = Vd(Uniform(rng, -15, 15), Uniform(rng, -15, 15));
+  in.skin = Fd(std::ldexp(1.0, -static_cast<int>(4 + rng() % 12)));
   in.max_iterations = 1 + static_cast<int32_t>(rng() % kMaxMoveIterations);
   return in;
 }
@@ -259,7 +260,7 @@ TEST(MoveAndSlide, Property_ClearPathMovesTheWholeWay) {
       // of anything (sampled finely; the core's own cast is what is tested).
       bool clear = true;
       for (int k = 0; k <= 256 && clear; ++k) {
-        const Vec2 p = in.start.p + F(k / 256.0) * in.translation;
+        const Vec2 p = in.start.p + Fd(k / 256.0) * in.translation;
         clear = ClearanceAt(defs, in, p).distance > 0.05;
       }
       if (!clear) continue;

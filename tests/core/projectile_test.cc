@@ -10,6 +10,7 @@
 
 #include "arbiter/core/history.h"
 #include "arbiter/core/limits.h"
+#include "testing/numbers.h"
 #include "testing/random.h"
 #include "testing/world_builders.h"
 
@@ -20,13 +21,13 @@ using testing::BoxBody;
 using testing::DiskBody;
 using testing::SplitMix64;
 
-Fixed F(double d) { return Fixed::FromDouble(d); }
-Vec2 V(double x, double y) { return {F(x), F(y)}; }
+using testing::Fd;
+using testing::Vd;
 
 // A world with its history, stepped with a hook before each tick (the
 // changes a game makes), so that flights can be traced through its past.
 struct Recorded {
-  World world{WorldDef{V(0, 0), 60, 1 << 16}};
+  World world{WorldDef{Vd(0, 0), 60, 1 << 16}};
   WorldHistory history{600};
 
   void StepTo(int64_t tick, const std::function<void(World&)>& before_step = {}) {
@@ -74,17 +75,17 @@ Projectile Shot(Vec2 origin, Vec2 velocity, int64_t fire_tick, uint32_t flight_t
 }
 
 TEST(ProjectilePosition, FollowsTheParabolaExactlyAtWholeSeconds) {
-  Projectile p = Shot(V(1, 2), V(60, -30), 0, 600);
-  p.acceleration = V(0, -10);
+  Projectile p = Shot(Vd(1, 2), Vd(60, -30), 0, 600);
+  p.acceleration = Vd(0, -10);
   // t = 60 ticks = 1 s at 60 Hz: (1 + 60, 2 - 30 - 5), no rounding at all.
-  EXPECT_EQ(ProjectilePosition(p, 60, F(60)), std::optional<Vec2>(V(61, -33)));
-  EXPECT_EQ(ProjectilePosition(p, 60, kFixedZero), std::optional<Vec2>(V(1, 2)));
+  EXPECT_EQ(ProjectilePosition(p, 60, Fd(60)), std::optional<Vec2>(Vd(61, -33)));
+  EXPECT_EQ(ProjectilePosition(p, 60, kFixedZero), std::optional<Vec2>(Vd(1, 2)));
   // Anywhere else within a few ulp of the real parabola.
   SplitMix64 rng(3);
   for (int i = 0; i < 500; ++i) {
     const double t = rng.Unit() * 600;
     const double s = t / 60;
-    const std::optional<Vec2> got = ProjectilePosition(p, 60, F(t));
+    const std::optional<Vec2> got = ProjectilePosition(p, 60, Fd(t));
     ASSERT_TRUE(got.has_value());
     EXPECT_NEAR(got->x.ToDouble(), 1 + 60 * s, 1e-6) << t;
     EXPECT_NEAR(got->y.ToDouble(), 2 - 30 * s - 5 * s * s, 1e-6) << t;
@@ -92,13 +93,13 @@ TEST(ProjectilePosition, FollowsTheParabolaExactlyAtWholeSeconds) {
 }
 
 TEST(ProjectilePosition, BeyondTheWorldIsNullopt) {
-  Projectile p = Shot(V(5.0e8, 0), V(1 << 24, 0), 0, 4096);
-  EXPECT_TRUE(ProjectilePosition(p, 60, F(1)).has_value());
-  EXPECT_FALSE(ProjectilePosition(p, 60, F(4096)).has_value());
+  Projectile p = Shot(Vd(5.0e8, 0), Vd(1 << 24, 0), 0, 4096);
+  EXPECT_TRUE(ProjectilePosition(p, 60, Fd(1)).has_value());
+  EXPECT_FALSE(ProjectilePosition(p, 60, Fd(4096)).has_value());
 }
 
 TEST(ValidateProjectile, NamesTheField) {
-  Projectile p = Shot(V(0, 0), V(1, 0), 0, 10);
+  Projectile p = Shot(Vd(0, 0), Vd(1, 0), 0, 10);
   EXPECT_TRUE(ValidateProjectile(p, "s").ok());
   Projectile q = p;
   q.velocity = Vec2{};
@@ -113,7 +114,7 @@ TEST(ValidateProjectile, NamesTheField) {
   q.radius = -kFixedOne;
   EXPECT_EQ(ValidateProjectile(q, "s").message(), "s.radius: must be in [0, 2^24] units");
   q = p;
-  q.acceleration = V(0, 2e7);
+  q.acceleration = Vd(0, 2e7);
   EXPECT_EQ(ValidateProjectile(q, "s").message(), "s.acceleration: beyond +-2^24 units per second squared");
 }
 
@@ -123,10 +124,10 @@ TEST(ValidateProjectile, NamesTheField) {
 TEST(TraceProjectile, HitsATargetWhereItWasNotWhereItIs) {
   Recorded r;
   // 10 units away on the x axis; it walks up 0.1 unit a tick from y = -1.
-  ASSERT_TRUE(r.world.AddBody(Moving(DiskBody(2, BodyType::kKinematic, V(10, -1), 0.5), V(0, 6))).ok());
+  ASSERT_TRUE(r.world.AddBody(Moving(DiskBody(2, BodyType::kKinematic, Vd(10, -1), 0.5), Vd(0, 6))).ok());
   // Fired at tick 10 at 120 units/s (2 units a tick): reaches x = 9.5 during tick 14.
   r.StepTo(60);
-  const Projectile rocket = Shot(V(0, 0), V(120, 0), 10, 30);
+  const Projectile rocket = Shot(Vd(0, 0), Vd(120, 0), 10, 30);
   const ProjectileFlight past = r.Trace(rocket, r.Past());
   ASSERT_EQ(past.end, FlightEnd::kHit);
   ASSERT_TRUE(past.hit.has_value());
@@ -141,7 +142,7 @@ TEST(TraceProjectile, HitsATargetWhereItWasNotWhereItIs) {
   EXPECT_FALSE(live.hit.has_value());
   EXPECT_EQ(live.end, FlightEnd::kFlightOver);
   EXPECT_EQ(live.end_tick, 40);
-  EXPECT_EQ(live.end_position, V(60, 0));
+  EXPECT_EQ(live.end_position, Vd(60, 0));
 }
 
 // Each tick's stretch meets the world as it was at the start of that tick:
@@ -150,15 +151,15 @@ TEST(TraceProjectile, HitsATargetWhereItWasNotWhereItIs) {
 TEST(TraceProjectile, TargetCrossingBetweenTicksIsJudgedAtEachTick) {
   for (const bool standing : {false, true}) {
     Recorded r;
-    const Vec2 v = standing ? Vec2{} : V(0, -360);  // 6 units a tick, down across y = 0
-    ASSERT_TRUE(r.world.AddBody(Moving(BoxBody(2, BodyType::kKinematic, V(5.5, standing ? 0 : 3), 0.2, 1), v)).ok());
+    const Vec2 v = standing ? Vec2{} : Vd(0, -360);  // 6 units a tick, down across y = 0
+    ASSERT_TRUE(r.world.AddBody(Moving(BoxBody(2, BodyType::kKinematic, Vd(5.5, standing ? 0 : 3), 0.2, 1), v)).ok());
     r.StepTo(20);
-    const ProjectileFlight f = r.Trace(Shot(V(0, 0), V(60, 0), 0, 12), r.Past());
+    const ProjectileFlight f = r.Trace(Shot(Vd(0, 0), Vd(60, 0), 0, 12), r.Past());
     if (standing) {
       ASSERT_TRUE(f.hit.has_value());
       EXPECT_EQ(f.end_tick, 5);
       EXPECT_NEAR(f.hit->point.x.ToDouble(), 5.3, 1e-9);
-      EXPECT_EQ(f.hit->normal, V(-1, 0));
+      EXPECT_EQ(f.hit->normal, Vd(-1, 0));
     } else {
       // At tick 5 (x 5 -> 6) it is at y = 3 - 30 = -27; at tick 0..4 above the line.
       EXPECT_FALSE(f.hit.has_value()) << "met body at tick " << f.end_tick;
@@ -171,20 +172,20 @@ TEST(TraceProjectile, TargetCrossingBetweenTicksIsJudgedAtEachTick) {
 // live world (tick 60) has no door any more.
 TEST(TraceProjectile, AWallThatOpensLaterStillBlocks) {
   Recorded r;
-  ASSERT_TRUE(r.world.AddBody(BoxBody(7, BodyType::kStatic, V(4, 0), 0.25, 3)).ok());
-  ASSERT_TRUE(r.world.AddBody(DiskBody(9, BodyType::kKinematic, V(8, 0), 1)).ok());
+  ASSERT_TRUE(r.world.AddBody(BoxBody(7, BodyType::kStatic, Vd(4, 0), 0.25, 3)).ok());
+  ASSERT_TRUE(r.world.AddBody(DiskBody(9, BodyType::kKinematic, Vd(8, 0), 1)).ok());
   r.StepTo(60, [](World& w) {
     if (w.tick() == 30) {
       const uint64_t door[1] = {7};
       ASSERT_TRUE(w.RemoveBodies(door).ok());
     }
   });
-  const ProjectileFlight early = r.Trace(Shot(V(0, 0), V(60, 0), 20, 20), r.Past());
+  const ProjectileFlight early = r.Trace(Shot(Vd(0, 0), Vd(60, 0), 20, 20), r.Past());
   ASSERT_TRUE(early.hit.has_value());
   EXPECT_EQ(early.hit->shape.body_id, 7u);
   EXPECT_EQ(early.end_tick, 23);
-  EXPECT_EQ(early.end_fraction, F(0.75));
-  const ProjectileFlight late = r.Trace(Shot(V(0, 0), V(60, 0), 40, 20), r.Past());
+  EXPECT_EQ(early.end_fraction, Fd(0.75));
+  const ProjectileFlight late = r.Trace(Shot(Vd(0, 0), Vd(60, 0), 40, 20), r.Past());
   ASSERT_TRUE(late.hit.has_value());
   EXPECT_EQ(late.hit->shape.body_id, 9u);
   EXPECT_EQ(late.end_tick, 47);
@@ -193,10 +194,10 @@ TEST(TraceProjectile, AWallThatOpensLaterStillBlocks) {
 // A grenade lobbed onto the ground lands where and when the parabola says.
 TEST(TraceProjectile, GravityArcLandsAtTheParabolasRoot) {
   Recorded r;
-  ASSERT_TRUE(r.world.AddBody(BoxBody(3, BodyType::kStatic, V(0, -1), 100, 1)).ok());  // top face at y = 0
+  ASSERT_TRUE(r.world.AddBody(BoxBody(3, BodyType::kStatic, Vd(0, -1), 100, 1)).ok());  // top face at y = 0
   r.StepTo(260);
-  Projectile g = Shot(V(0, 1), V(6, 12), 50, 180);
-  g.acceleration = V(0, -9.8);
+  Projectile g = Shot(Vd(0, 1), Vd(6, 12), 50, 180);
+  g.acceleration = Vd(0, -9.8);
   const ProjectileFlight f = r.Trace(g, r.Past());
   ASSERT_TRUE(f.hit.has_value());
   EXPECT_EQ(f.hit->shape.body_id, 3u);
@@ -208,18 +209,18 @@ TEST(TraceProjectile, GravityArcLandsAtTheParabolasRoot) {
   EXPECT_NEAR(f.end_tick + f.end_fraction.ToDouble(), landing, 0.01);
   EXPECT_NEAR(f.hit->point.x.ToDouble(), 6 * s, 0.02);
   EXPECT_NEAR(f.hit->point.y.ToDouble(), 0, 1e-9);
-  EXPECT_EQ(f.hit->normal, V(0, 1));
+  EXPECT_EQ(f.hit->normal, Vd(0, 1));
 }
 
 // A disk projectile grazing a box corner: the exact sweep decides, to the ulp.
 TEST(TraceProjectile, DiskGrazingACornerIsDecidedExactly) {
   Recorded r;
-  ASSERT_TRUE(r.world.AddBody(BoxBody(4, BodyType::kStatic, V(10, -2), 1, 1)).ok());  // corner at (9..11, -1)
+  ASSERT_TRUE(r.world.AddBody(BoxBody(4, BodyType::kStatic, Vd(10, -2), 1, 1)).ok());  // corner at (9..11, -1)
   r.StepTo(30);
   for (const int64_t below : {-1, 0, 1}) {
     // The disk's lowest point passes the box's top face by `below` raw units.
-    Projectile p = Shot(Vec2{kFixedZero, Fixed::FromRaw(F(-0.5).raw() + below)}, V(60, 0), 0, 20);
-    p.radius = F(0.5);
+    Projectile p = Shot(Vec2{kFixedZero, Fixed::FromRaw(Fd(-0.5).raw() + below)}, Vd(60, 0), 0, 20);
+    p.radius = Fd(0.5);
     const ProjectileFlight f = r.Trace(p, r.Past());
     ASSERT_EQ(f.hit.has_value(), below <= 0) << below;
     if (below < 0) {  // met at the corner, not the face
@@ -231,38 +232,38 @@ TEST(TraceProjectile, DiskGrazingACornerIsDecidedExactly) {
 
 TEST(TraceProjectile, FireFractionStartsMidTickAgainstTheInterpolatedView) {
   Recorded r;
-  ASSERT_TRUE(r.world.AddBody(BoxBody(5, BodyType::kStatic, V(3.5, 0), 0.5, 1)).ok());  // face at x = 3
+  ASSERT_TRUE(r.world.AddBody(BoxBody(5, BodyType::kStatic, Vd(3.5, 0), 0.5, 1)).ok());  // face at x = 3
   r.StepTo(20);
-  Projectile p = Shot(V(0, 0), V(60, 0), 4, 10);
-  p.fire_fraction = F(0.5);
+  Projectile p = Shot(Vd(0, 0), Vd(60, 0), 4, 10);
+  p.fire_fraction = Fd(0.5);
   const ProjectileFlight f = r.Trace(p, r.Past());
   ASSERT_TRUE(f.hit.has_value());
   // x = t: the face at elapsed 3, i.e. 4.5 + 3 = tick 7.5.
   EXPECT_EQ(f.end_tick, 7);
-  EXPECT_EQ(f.end_fraction, F(0.5));
-  EXPECT_EQ(f.end_position, V(3, 0));
+  EXPECT_EQ(f.end_fraction, Fd(0.5));
+  EXPECT_EQ(f.end_position, Vd(3, 0));
   EXPECT_EQ(f.segments, 4u);  // 4.5-5, 5-6, 6-7, 7-7.5
 }
 
 TEST(TraceProjectile, StopsAtTheCurrentTickAndAtTheWorldsEdge) {
   Recorded r;
   r.StepTo(10);
-  const ProjectileFlight f = r.Trace(Shot(V(0, 0), V(60, 0), 5, 100), r.Past());
+  const ProjectileFlight f = r.Trace(Shot(Vd(0, 0), Vd(60, 0), 5, 100), r.Past());
   EXPECT_EQ(f.end, FlightEnd::kLiveTick);
   EXPECT_EQ(f.end_tick, 11);
-  EXPECT_EQ(f.end_position, V(6, 0));
+  EXPECT_EQ(f.end_position, Vd(6, 0));
   EXPECT_EQ(f.segments, 6u);  // ticks 5..10: the live tick's stretch is traced
-  const ProjectileFlight out = r.Trace(Shot(V(536870000, 0), V(60000, 0), 0, 10), r.Past());
+  const ProjectileFlight out = r.Trace(Shot(Vd(536870000, 0), Vd(60000, 0), 0, 10), r.Past());
   EXPECT_EQ(out.end, FlightEnd::kLeftWorld);
   EXPECT_EQ(out.end_tick, 0);
 }
 
 TEST(TraceProjectile, TheFilterAndTheShootersExclusionApply) {
   Recorded r;
-  ASSERT_TRUE(r.world.AddBody(DiskBody(1, BodyType::kKinematic, V(0, 0), 1)).ok());  // the shooter, around the origin
-  ASSERT_TRUE(r.world.AddBody(DiskBody(2, BodyType::kStatic, V(5, 0), 1)).ok());
+  ASSERT_TRUE(r.world.AddBody(DiskBody(1, BodyType::kKinematic, Vd(0, 0), 1)).ok());  // the shooter, around the origin
+  ASSERT_TRUE(r.world.AddBody(DiskBody(2, BodyType::kStatic, Vd(5, 0), 1)).ok());
   r.StepTo(10);
-  const Projectile p = Shot(V(0, 0), V(60, 0), 0, 10);
+  const Projectile p = Shot(Vd(0, 0), Vd(60, 0), 0, 10);
   const ProjectileFlight inside = r.Trace(p, r.Past());
   ASSERT_TRUE(inside.hit.has_value());
   EXPECT_EQ(inside.hit->shape.body_id, 1u) << "starting inside the shooter hits it at once";
@@ -284,19 +285,19 @@ TEST(TraceProjectile, AgreesWithABruteForceFlightThroughTheSameTicks) {
   Recorded r;
   std::vector<uint64_t> ids;
   for (uint64_t id = 1; id <= 40; ++id) {
-    const Vec2 at = V(rng.Unit() * 80 - 40, rng.Unit() * 80 - 40);
-    const Vec2 v = id % 4 == 0 ? Vec2{} : V(rng.Unit() * 40 - 20, rng.Unit() * 40 - 20);
+    const Vec2 at = Vd(rng.Unit() * 80 - 40, rng.Unit() * 80 - 40);
+    const Vec2 v = id % 4 == 0 ? Vec2{} : Vd(rng.Unit() * 40 - 20, rng.Unit() * 40 - 20);
     ASSERT_TRUE(r.world.AddBody(Moving(DiskBody(id, id % 4 == 0 ? BodyType::kStatic : BodyType::kKinematic, at,
                                                 0.5 + rng.Unit() * 2), v)).ok());
   }
   r.StepTo(120);
   int compared = 0, near_ties = 0, hits = 0;
   for (int i = 0; i < 300; ++i) {
-    Projectile p = Shot(V(rng.Unit() * 60 - 30, rng.Unit() * 60 - 30), V(rng.Unit() * 240 - 120, rng.Unit() * 240 - 120),
+    Projectile p = Shot(Vd(rng.Unit() * 60 - 30, rng.Unit() * 60 - 30), Vd(rng.Unit() * 240 - 120, rng.Unit() * 240 - 120),
                         static_cast<int64_t>(rng.Next() % 100), 1 + static_cast<uint32_t>(rng.Next() % 40));
-    if (rng.Bool()) p.acceleration = V(0, -30);
-    if (rng.Bool()) p.radius = F(rng.Unit());
-    if (rng.Bool()) p.fire_fraction = F(rng.Unit() * 0.99);
+    if (rng.Bool()) p.acceleration = Vd(0, -30);
+    if (rng.Bool()) p.radius = Fd(rng.Unit());
+    if (rng.Bool()) p.fire_fraction = Fd(rng.Unit() * 0.99);
     const ProjectileFlight got = r.Trace(p, r.Past());
     // The reference: each tick's chord against each disk as at that tick.
     const double hz = 60, f0 = p.fire_fraction.ToDouble();
@@ -372,17 +373,17 @@ TEST(TraceProjectiles, ABatchEqualsEachFlightAlone_WithOneFetchPerTick) {
   SplitMix64 rng(27);
   Recorded r;
   for (uint64_t id = 1; id <= 30; ++id) {
-    ASSERT_TRUE(r.world.AddBody(Moving(DiskBody(id, BodyType::kKinematic, V(rng.Unit() * 60 - 30, rng.Unit() * 60 - 30), 1.5),
-                                       V(rng.Unit() * 20 - 10, rng.Unit() * 20 - 10))).ok());
+    ASSERT_TRUE(r.world.AddBody(Moving(DiskBody(id, BodyType::kKinematic, Vd(rng.Unit() * 60 - 30, rng.Unit() * 60 - 30), 1.5),
+                                       Vd(rng.Unit() * 20 - 10, rng.Unit() * 20 - 10))).ok());
   }
   r.StepTo(80);
   std::vector<Projectile> shots;
   std::vector<QueryFilter> filters(200);
   for (int i = 0; i < 200; ++i) {
-    Projectile p = Shot(V(rng.Unit() * 60 - 30, rng.Unit() * 60 - 30), V(rng.Unit() * 200 - 100, rng.Unit() * 200 - 100),
+    Projectile p = Shot(Vd(rng.Unit() * 60 - 30, rng.Unit() * 60 - 30), Vd(rng.Unit() * 200 - 100, rng.Unit() * 200 - 100),
                         static_cast<int64_t>(rng.Next() % 80), 1 + static_cast<uint32_t>(rng.Next() % 30));
-    if (i % 3 == 0) p.fire_fraction = F(0.5);
-    if (i % 5 == 0) p.radius = F(0.25);
+    if (i % 3 == 0) p.fire_fraction = Fd(0.5);
+    if (i % 5 == 0) p.radius = Fd(0.25);
     shots.push_back(p);
   }
   int fetches = 0;

@@ -51,6 +51,7 @@
 #include "arbiter/core/shapes.h"
 #include "reference/convert.h"
 #include "reference/reference.h"
+#include "testing/numbers.h"
 #include "testing/random.h"
 
 namespace arbiter {
@@ -59,8 +60,12 @@ namespace {
 namespace ref = reference;
 using ref::DProxy;
 using ref::DVec2;
+using ref::FromD;
 using ref::ToD;
+using testing::RandomFixed;
+using testing::RandomVec;
 using testing::SplitMix64;
+using testing::UniformD;
 
 #if defined(ARBITER_TEST_SANITIZED)
 // ASan + UBSan run ~10x slower; 10^4 cases per pair still reach every path.
@@ -198,13 +203,6 @@ const char* KindName(Kind k) {
   }
   return "?";
 }
-
-double UniformD(SplitMix64& rng, double lo, double hi) {
-  return lo + (hi - lo) * static_cast<double>(rng.Next() >> 11) * 0x1p-53;
-}
-Fixed RandomFixed(SplitMix64& rng, double lo, double hi) { return Fixed::FromDouble(UniformD(rng, lo, hi)); }
-Vec2 RandomVec(SplitMix64& rng, double half) { return {RandomFixed(rng, -half, half), RandomFixed(rng, -half, half)}; }
-Vec2 FromD(DVec2 v) { return {Fixed::FromDouble(v.x), Fixed::FromDouble(v.y)}; }
 
 // Arbitrary angles, plus exact quarter turns: those keep edges axis-aligned
 // and exactly parallel, where exact touching and ties happen.

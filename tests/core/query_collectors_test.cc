@@ -7,6 +7,7 @@
 
 #include <vector>
 
+#include "testing/numbers.h"
 #include "testing/random.h"
 #include "testing/world_builders.h"
 
@@ -16,7 +17,7 @@ namespace {
 using testing::RandomBody;
 using testing::SplitMix64;
 
-Fixed F(double d) { return Fixed::FromDouble(d); }
+using testing::Fd;
 
 // What a sink received for one query.
 struct Answer {
@@ -34,7 +35,7 @@ World RandomWorld(SplitMix64& rng) {
 
 
 Vec2 RandomPoint(SplitMix64& rng, double extent) {
-  return {F((rng.Unit() * 2 - 1) * extent), F((rng.Unit() * 2 - 1) * extent)};
+  return {Fd((rng.Unit() * 2 - 1) * extent), Fd((rng.Unit() * 2 - 1) * extent)};
 }
 
 template <class Input, class Collect>
@@ -86,7 +87,7 @@ TEST(QueryCollectors, ShapeCasts_EachModeEqualsItsWorldQuery_AndAnyAgreesWithClo
   const World world = RandomWorld(rng);
   std::vector<WorldShapeCast> casts(120);
   for (WorldShapeCast& c : casts) {
-    c.shape = Shape::FromCircle({{}, F(0.25 + rng.Unit())});
+    c.shape = Shape::FromCircle({{}, Fd(0.25 + rng.Unit())});
     c.transform = {RandomPoint(rng, 50), kRotIdentity};
     c.translation = RandomPoint(rng, 30);
   }

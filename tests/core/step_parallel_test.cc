@@ -15,6 +15,7 @@
 #include "arbiter/core/step_thread_pool.h"
 #include "arbiter/core/fixed_math.h"
 #include "arbiter/core/world.h"
+#include "testing/numbers.h"
 #include "testing/random.h"
 #include "testing/world_builders.h"
 
@@ -24,8 +25,8 @@ namespace {
 using testing::BoxBody;
 using testing::DiskBody;
 
-Fixed F(double d) { return Fixed::FromDouble(d); }
-Vec2 V(double x, double y) { return {F(x), F(y)}; }
+using testing::Fd;
+using testing::Vd;
 
 #ifdef ARBITER_TEST_SANITIZED
 constexpr int kBodies = 300;
@@ -42,32 +43,32 @@ std::vector<BodyDef> SeededRain(uint64_t seed, bool kinematic) {
   testing::SplitMix64 rng(seed);
   std::vector<BodyDef> bodies;
   uint64_t id = 1;
-  bodies.push_back(BoxBody(id++, BodyType::kStatic, V(0, -1), 60, 1));
-  bodies.push_back(BoxBody(id++, BodyType::kStatic, V(-61, 30), 1, 30));
-  bodies.push_back(BoxBody(id++, BodyType::kStatic, V(61, 30), 1, 30));
+  bodies.push_back(BoxBody(id++, BodyType::kStatic, Vd(0, -1), 60, 1));
+  bodies.push_back(BoxBody(id++, BodyType::kStatic, Vd(-61, 30), 1, 30));
+  bodies.push_back(BoxBody(id++, BodyType::kStatic, Vd(61, 30), 1, 30));
   for (int i = 0; i < 60; ++i) {
-    bodies.push_back(DiskBody(id++, BodyType::kStatic, V(-55 + 10 * (i % 12) + 5 * ((i / 12) % 2), 8 + 6 * (i / 12)), 0.6));
+    bodies.push_back(DiskBody(id++, BodyType::kStatic, Vd(-55 + 10 * (i % 12) + 5 * ((i / 12) % 2), 8 + 6 * (i / 12)), 0.6));
   }
-  BodyDef sensor = BoxBody(id++, BodyType::kStatic, V(0, 20), 50, 0.5);
+  BodyDef sensor = BoxBody(id++, BodyType::kStatic, Vd(0, 20), 50, 0.5);
   sensor.shapes[0].is_sensor = true;
   bodies.push_back(sensor);
   if (kinematic) {
     for (int side : {-1, 1}) {
-      BodyDef paddle = BoxBody(id++, BodyType::kKinematic, V(30 * side, 4), 4, 0.3);
-      paddle.linear_velocity = V(-6 * side, 0);
-      paddle.angular_velocity = F(1.5 * side);
+      BodyDef paddle = BoxBody(id++, BodyType::kKinematic, Vd(30 * side, 4), 4, 0.3);
+      paddle.linear_velocity = Vd(-6 * side, 0);
+      paddle.angular_velocity = Fd(1.5 * side);
       bodies.push_back(paddle);
     }
   }
   for (int i = 0; i < kBodies; ++i) {
-    const Vec2 at = V(-54 + 2.4 * (i % 45) + 0.3 * rng.Unit(), 45 + 2.4 * (i / 45));
+    const Vec2 at = Vd(-54 + 2.4 * (i % 45) + 0.3 * rng.Unit(), 45 + 2.4 * (i / 45));
     BodyDef b = i % 3 == 1 ? DiskBody(id++, BodyType::kDynamic, at, 0.5) : BoxBody(id++, BodyType::kDynamic, at, 0.5, 0.4);
-    if (i % 3 == 2) b.shapes[0].shape = Shape::FromCapsule({V(-0.4, 0), V(0.4, 0), F(0.3)});
-    b.transform.q = MakeRot(F(rng.Unit() * 6.28));
-    b.linear_velocity = V(rng.Unit() * 4 - 2, rng.Unit() * 4 - 2);
+    if (i % 3 == 2) b.shapes[0].shape = Shape::FromCapsule({Vd(-0.4, 0), Vd(0.4, 0), Fd(0.3)});
+    b.transform.q = MakeRot(Fd(rng.Unit() * 6.28));
+    b.linear_velocity = Vd(rng.Unit() * 4 - 2, rng.Unit() * 4 - 2);
     if (i % 50 == 7) {
       b.is_bullet = true;
-      b.linear_velocity = V(0, -400);
+      b.linear_velocity = Vd(0, -400);
     }
     bodies.push_back(b);
   }
@@ -90,7 +91,7 @@ struct Trace {
 };
 
 Trace StepScene(const std::vector<BodyDef>& bodies, StepExecutor* executor) {
-  World world(WorldDef{V(0, -10), 60, 100000});
+  World world(WorldDef{Vd(0, -10), 60, 100000});
   EXPECT_TRUE(world.AddBodies(bodies).ok());
   Trace trace;
   for (int t = 0; t < kTicks; ++t) {

@@ -10,6 +10,7 @@
 
 #include "arbiter/core/fixed_math.h"
 #include "arbiter/core/world.h"
+#include "testing/numbers.h"
 #include "testing/world_builders.h"
 
 namespace arbiter {
@@ -18,8 +19,8 @@ namespace {
 using testing::BoxBody;
 using testing::DiskBody;
 
-Fixed F(double d) { return Fixed::FromDouble(d); }
-Vec2 V(double x, double y) { return {F(x), F(y)}; }
+using testing::Fd;
+using testing::Vd;
 
 double Y(const World& w, uint64_t id) { return w.FindBody(id)->transform.p.y.ToDouble(); }
 
@@ -31,10 +32,10 @@ void StepN(World& w, int n) {
 
 // A box dropped from y = 2 onto the floor (top at y = 0), with its filter.
 World DropWithFilter(const Filter& floor, const Filter& box) {
-  World world(WorldDef{V(0, -10), 60, 1000});
-  BodyDef f = BoxBody(1, BodyType::kStatic, V(0, -0.5), 50, 0.5);
+  World world(WorldDef{Vd(0, -10), 60, 1000});
+  BodyDef f = BoxBody(1, BodyType::kStatic, Vd(0, -0.5), 50, 0.5);
   f.shapes[0].filter = floor;
-  BodyDef b = BoxBody(2, BodyType::kDynamic, V(0, 2), 0.5, 0.5);
+  BodyDef b = BoxBody(2, BodyType::kDynamic, Vd(0, 2), 0.5, 0.5);
   b.shapes[0].filter = box;
   EXPECT_TRUE(world.AddBodies(std::vector<BodyDef>{f, b}).ok());
   StepN(world, 90);
@@ -67,11 +68,11 @@ TEST(StepRules, Filter_SameNegativeGroupNeverCollides_SamePositiveAlways) {
 // than either is wide. The speculative contact catches them on the first
 // tick; then they fly on together at the plank's speed.
 World Duel(bool bullet) {
-  World world(WorldDef{V(0, 0), 60, 100});
-  BodyDef plank = BoxBody(1, BodyType::kDynamic, V(10, 0), 0.025, 3);
-  plank.linear_velocity = V(-300, 0);
-  BodyDef shot = DiskBody(2, BodyType::kDynamic, V(-10, 0), 0.05);
-  shot.linear_velocity = V(1200, 0);
+  World world(WorldDef{Vd(0, 0), 60, 100});
+  BodyDef plank = BoxBody(1, BodyType::kDynamic, Vd(10, 0), 0.025, 3);
+  plank.linear_velocity = Vd(-300, 0);
+  BodyDef shot = DiskBody(2, BodyType::kDynamic, Vd(-10, 0), 0.05);
+  shot.linear_velocity = Vd(1200, 0);
   shot.is_bullet = bullet;
   EXPECT_TRUE(world.AddBodies(std::vector<BodyDef>{plank, shot}).ok());
   return world;
@@ -99,15 +100,15 @@ TEST(StepRules, Bullet_NeverPassesThroughAFastThinPlank) {
 // friction `mu` (so the mixed friction is mu); returns how far the box moved
 // along the slope in two seconds.
 double SlideOnSlope(double degrees, double mu) {
-  World world(WorldDef{V(0, -10), 60, 100});
+  World world(WorldDef{Vd(0, -10), 60, 100});
   const double a = degrees * 3.141592653589793 / 180;
-  const Rot q = MakeRot(F(a));
-  BodyDef slope = BoxBody(1, BodyType::kStatic, V(0, 0), 40, 0.5, q);
-  slope.shapes[0].friction = F(mu);
+  const Rot q = MakeRot(Fd(a));
+  BodyDef slope = BoxBody(1, BodyType::kStatic, Vd(0, 0), 40, 0.5, q);
+  slope.shapes[0].friction = Fd(mu);
   // Centre 1 unit above the slope's top face, along its normal (-sin a, cos a).
   const double lift = 0.5 + 0.5;
-  BodyDef box = BoxBody(2, BodyType::kDynamic, V(-std::sin(a) * lift, std::cos(a) * lift), 0.5, 0.5, q);
-  box.shapes[0].friction = F(mu);
+  BodyDef box = BoxBody(2, BodyType::kDynamic, Vd(-std::sin(a) * lift, std::cos(a) * lift), 0.5, 0.5, q);
+  box.shapes[0].friction = Fd(mu);
   EXPECT_TRUE(world.AddBodies(std::vector<BodyDef>{slope, box}).ok());
   StepN(world, 120);
   const Vec2 p = world.FindBody(2)->transform.p;
@@ -129,13 +130,13 @@ TEST(StepRules, Friction_MixesAsTheSquareRootOfTheProduct) {
   // Slope mu 0.9, box mu 0.4: sqrt(0.36) = 0.6, so 28 degrees holds and 34
   // slides, as with 0.6 on both (max would hold at 34, min slide at 28).
   auto slide = [](double degrees) {
-    World world(WorldDef{V(0, -10), 60, 100});
+    World world(WorldDef{Vd(0, -10), 60, 100});
     const double a = degrees * 3.141592653589793 / 180;
-    const Rot q = MakeRot(F(a));
-    BodyDef slope = BoxBody(1, BodyType::kStatic, V(0, 0), 40, 0.5, q);
-    slope.shapes[0].friction = F(0.9);
-    BodyDef box = BoxBody(2, BodyType::kDynamic, V(-std::sin(a), std::cos(a)), 0.5, 0.5, q);
-    box.shapes[0].friction = F(0.4);
+    const Rot q = MakeRot(Fd(a));
+    BodyDef slope = BoxBody(1, BodyType::kStatic, Vd(0, 0), 40, 0.5, q);
+    slope.shapes[0].friction = Fd(0.9);
+    BodyDef box = BoxBody(2, BodyType::kDynamic, Vd(-std::sin(a), std::cos(a)), 0.5, 0.5, q);
+    box.shapes[0].friction = Fd(0.4);
     EXPECT_TRUE(world.AddBodies(std::vector<BodyDef>{slope, box}).ok());
     StepN(world, 120);
     const Vec2 p = world.FindBody(2)->transform.p;
@@ -149,11 +150,11 @@ TEST(StepRules, Friction_MixesAsTheSquareRootOfTheProduct) {
 
 // The highest the ball gets after its first bounce, dropped from y = 3.
 double BounceHeight(double ball_restitution, double floor_restitution) {
-  World world(WorldDef{V(0, -10), 60, 100});
-  BodyDef floor = BoxBody(1, BodyType::kStatic, V(0, -0.5), 50, 0.5);
-  floor.shapes[0].restitution = F(floor_restitution);
-  BodyDef ball = DiskBody(2, BodyType::kDynamic, V(0, 3), 0.5);
-  ball.shapes[0].restitution = F(ball_restitution);
+  World world(WorldDef{Vd(0, -10), 60, 100});
+  BodyDef floor = BoxBody(1, BodyType::kStatic, Vd(0, -0.5), 50, 0.5);
+  floor.shapes[0].restitution = Fd(floor_restitution);
+  BodyDef ball = DiskBody(2, BodyType::kDynamic, Vd(0, 3), 0.5);
+  ball.shapes[0].restitution = Fd(ball_restitution);
   EXPECT_TRUE(world.AddBodies(std::vector<BodyDef>{floor, ball}).ok());
   bool bounced = false;
   double peak = 0;
@@ -182,11 +183,11 @@ TEST(StepRules, Restitution_MixesAsTheMaximum) {
 // 1,200 units/s it moves 20 units a tick, so it overlaps the sensor at no
 // tick's end.
 World SensorRange(bool bullet, double speed) {
-  World world(WorldDef{V(0, 0), 60, 100});
-  BodyDef gate = BoxBody(1, BodyType::kStatic, V(0, 0), 0.05, 5);
+  World world(WorldDef{Vd(0, 0), 60, 100});
+  BodyDef gate = BoxBody(1, BodyType::kStatic, Vd(0, 0), 0.05, 5);
   gate.shapes[0].is_sensor = true;
-  BodyDef shot = DiskBody(2, BodyType::kDynamic, V(-30, 0), 0.1);
-  shot.linear_velocity = V(speed, 0);
+  BodyDef shot = DiskBody(2, BodyType::kDynamic, Vd(-30, 0), 0.1);
+  shot.linear_velocity = Vd(speed, 0);
   shot.is_bullet = bullet;
   EXPECT_TRUE(world.AddBodies(std::vector<BodyDef>{gate, shot}).ok());
   return world;
@@ -246,13 +247,13 @@ TEST(StepRules, Sensor_ASlowBodyStillEntersAndLeavesOnSeparateTicks) {
 // ---- Events carry the shapes' user tags --------------------------------------
 
 TEST(StepRules, Events_CarryBothShapesUserTags) {
-  World world(WorldDef{V(0, -10), 60, 100});
-  BodyDef floor = BoxBody(1, BodyType::kStatic, V(0, -0.5), 50, 0.5);
+  World world(WorldDef{Vd(0, -10), 60, 100});
+  BodyDef floor = BoxBody(1, BodyType::kStatic, Vd(0, -0.5), 50, 0.5);
   floor.shapes[0].user_tag = 0xf1002;
-  BodyDef gate = BoxBody(3, BodyType::kStatic, V(0, 1.5), 2, 0.25);
+  BodyDef gate = BoxBody(3, BodyType::kStatic, Vd(0, 1.5), 2, 0.25);
   gate.shapes[0].is_sensor = true;
   gate.shapes[0].user_tag = 0x5e17;
-  BodyDef ball = DiskBody(2, BodyType::kDynamic, V(0, 3), 0.5);
+  BodyDef ball = DiskBody(2, BodyType::kDynamic, Vd(0, 3), 0.5);
   ball.shapes[0].user_tag = 0xba11;
   ASSERT_TRUE(world.AddBodies(std::vector<BodyDef>{floor, ball, gate}).ok());
   int begins = 0, enters = 0, exits = 0;

@@ -5,21 +5,22 @@
 
 #include "arbiter/core/fixed_math.h"
 #include "arbiter/core/world.h"
+#include "testing/numbers.h"
 #include "testing/random.h"
 #include "testing/world_builders.h"
 
 namespace arbiter {
 namespace {
 
-Fixed F(double d) { return Fixed::FromDouble(d); }
-Vec2 V(double x, double y) { return {F(x), F(y)}; }
+using testing::Fd;
+using testing::Vd;
 
 using testing::BoxBody;
 using testing::DiskBody;
 
 World FloorWorld(double gravity = -10) {
-  World world(WorldDef{V(0, gravity), 60, 10000});
-  EXPECT_TRUE(world.AddBody(BoxBody(1, BodyType::kStatic, V(0, -0.5), 50, 0.5)).ok());
+  World world(WorldDef{Vd(0, gravity), 60, 10000});
+  EXPECT_TRUE(world.AddBody(BoxBody(1, BodyType::kStatic, Vd(0, -0.5), 50, 0.5)).ok());
   return world;
 }
 
@@ -35,15 +36,15 @@ TEST(Step, FastDiskNeverTunnelsThroughAThinWall) {
     const double offset = ((rng.Next() % 2001) / 1000.0 - 1.0) * 2.0;
     const double nx = std::cos(wall_angle), ny = std::sin(wall_angle);  // wall normal
     const double tx = -ny, ty = nx;
-    World world(WorldDef{V(0, 0), 60, 100});
+    World world(WorldDef{Vd(0, 0), 60, 100});
     // Long enough that a disk deflected along it cannot slide past its end
     // within the ten ticks checked (at most ~1,800 units/s for 1/6 s).
-    ASSERT_TRUE(world.AddBody(BoxBody(1, BodyType::kStatic, V(0, 0), 0.05, 2000, MakeRot(F(wall_angle)))).ok());
+    ASSERT_TRUE(world.AddBody(BoxBody(1, BodyType::kStatic, Vd(0, 0), 0.05, 2000, MakeRot(Fd(wall_angle)))).ok());
     const double sx = -20 * nx + offset * tx, sy = -20 * ny + offset * ty;
     const double dx = std::cos(approach) * nx - std::sin(approach) * tx;
     const double dy = std::cos(approach) * ny - std::sin(approach) * ty;
-    BodyDef disk = DiskBody(2, BodyType::kDynamic, V(sx, sy), 0.2);
-    disk.linear_velocity = V(2000 * dx, 2000 * dy);
+    BodyDef disk = DiskBody(2, BodyType::kDynamic, Vd(sx, sy), 0.2);
+    disk.linear_velocity = Vd(2000 * dx, 2000 * dy);
     ASSERT_TRUE(world.AddBody(disk).ok());
     for (int tick = 0; tick < 10; ++tick) {
       world.Step();
@@ -58,7 +59,7 @@ TEST(Step, FastDiskNeverTunnelsThroughAThinWall) {
 
 TEST(Step, StackOfTenBoxesStaysStandingFor600Ticks) {
   World world = FloorWorld();
-  for (int i = 0; i < 10; ++i) ASSERT_TRUE(world.AddBody(BoxBody(10 + i, BodyType::kDynamic, V(0, 0.5 + i), 0.5, 0.5)).ok());
+  for (int i = 0; i < 10; ++i) ASSERT_TRUE(world.AddBody(BoxBody(10 + i, BodyType::kDynamic, Vd(0, 0.5 + i), 0.5, 0.5)).ok());
   double max_drift = 0, late_speed = 0;
   for (int tick = 0; tick < 600; ++tick) {
     world.Step();
@@ -76,7 +77,7 @@ TEST(Step, StackOfTenBoxesStaysStandingFor600Ticks) {
 
 TEST(Step, RestitutionZeroComesToRest) {
   World world = FloorWorld();
-  ASSERT_TRUE(world.AddBody(DiskBody(2, BodyType::kDynamic, V(0, 5), 0.5)).ok());
+  ASSERT_TRUE(world.AddBody(DiskBody(2, BodyType::kDynamic, Vd(0, 5), 0.5)).ok());
   for (int tick = 0; tick < 240; ++tick) world.Step();
   const BodyView b = *world.FindBody(2);
   EXPECT_NEAR(b.transform.p.y.ToDouble(), 0.5, 0.01);
@@ -85,7 +86,7 @@ TEST(Step, RestitutionZeroComesToRest) {
 
 TEST(Step, RestitutionOneBouncesBackToItsDropHeight) {
   World world = FloorWorld();
-  BodyDef ball = DiskBody(2, BodyType::kDynamic, V(0, 5.5), 0.5);
+  BodyDef ball = DiskBody(2, BodyType::kDynamic, Vd(0, 5.5), 0.5);
   ball.shapes[0].restitution = kFixedOne;
   ball.shapes[0].friction = kFixedZero;
   ASSERT_TRUE(world.AddBody(ball).ok());
@@ -106,7 +107,7 @@ TEST(Step, RestitutionOneBouncesBackToItsDropHeight) {
 
 TEST(Step, RestingBodyGetsOneBeginAndNoEnd) {
   World world = FloorWorld();
-  ASSERT_TRUE(world.AddBody(BoxBody(2, BodyType::kDynamic, V(0, 2), 0.5, 0.5)).ok());
+  ASSERT_TRUE(world.AddBody(BoxBody(2, BodyType::kDynamic, Vd(0, 2), 0.5, 0.5)).ok());
   int begins = 0, ends = 0;
   for (int tick = 0; tick < 300; ++tick) {
     TickEvents events;
@@ -124,12 +125,12 @@ TEST(Step, RestingBodyGetsOneBeginAndNoEnd) {
 }
 
 TEST(Step, SensorCrossingGivesOneEnterAndOneExit) {
-  World world(WorldDef{V(0, 0), 60, 100});
-  BodyDef sensor = BoxBody(1, BodyType::kStatic, V(0, 0), 1, 1);
+  World world(WorldDef{Vd(0, 0), 60, 100});
+  BodyDef sensor = BoxBody(1, BodyType::kStatic, Vd(0, 0), 1, 1);
   sensor.shapes[0].is_sensor = true;
   ASSERT_TRUE(world.AddBody(sensor).ok());
-  BodyDef mover = DiskBody(2, BodyType::kKinematic, V(-5, 0), 0.25);
-  mover.linear_velocity = V(6, 0);
+  BodyDef mover = DiskBody(2, BodyType::kKinematic, Vd(-5, 0), 0.25);
+  mover.linear_velocity = Vd(6, 0);
   ASSERT_TRUE(world.AddBody(mover).ok());
   int enters = 0, exits = 0;
   for (int tick = 0; tick < 120; ++tick) {
@@ -153,7 +154,7 @@ std::vector<BodyDef> Pile(uint64_t seed, int count) {
   std::vector<BodyDef> defs;
   for (int i = 0; i < count; ++i) {
     BodyDef d = testing::RandomBody(rng, 100 + static_cast<uint64_t>(i), 8.0);
-    d.transform.p.y = d.transform.p.y + F(12);
+    d.transform.p.y = d.transform.p.y + Fd(12);
     defs.push_back(d);
   }
   return defs;
@@ -184,8 +185,8 @@ TEST(Step, RestoreAnywhere_ContinuesBitIdentically_WithFastBodies) {
   World world = FloorWorld();
   std::vector<BodyDef> bodies;
   for (uint64_t id = 2; id <= 81; ++id) {
-    BodyDef b = (id % 2 == 0) ? DiskBody(id, BodyType::kDynamic, V(-30 + 0.75 * id, 2 + (id % 7) * 1.5), 0.4)
-                              : BoxBody(id, BodyType::kDynamic, V(-30 + 0.75 * id, 2 + (id % 5) * 1.7), 0.3, 0.3);
+    BodyDef b = (id % 2 == 0) ? DiskBody(id, BodyType::kDynamic, Vd(-30 + 0.75 * id, 2 + (id % 7) * 1.5), 0.4)
+                              : BoxBody(id, BodyType::kDynamic, Vd(-30 + 0.75 * id, 2 + (id % 5) * 1.7), 0.3, 0.3);
     b.linear_velocity = {Fixed::FromRaw(rng.Uniform(-(int64_t{40} << 32), int64_t{40} << 32)),
                          Fixed::FromRaw(rng.Uniform(-(int64_t{10} << 32), int64_t{10} << 32))};
     bodies.push_back(b);
@@ -235,15 +236,15 @@ TEST(Step, InsertionAndReinsertionOrderDoNotMatter) {
 
 TEST(Step, KinematicBodiesMoveByTheirVelocityAndStaticsNever) {
   World world = FloorWorld();
-  BodyDef k = BoxBody(2, BodyType::kKinematic, V(0, 3), 1, 0.25);
-  k.linear_velocity = V(1.5, 0);
-  k.angular_velocity = F(0.5);
+  BodyDef k = BoxBody(2, BodyType::kKinematic, Vd(0, 3), 1, 0.25);
+  k.linear_velocity = Vd(1.5, 0);
+  k.angular_velocity = Fd(0.5);
   ASSERT_TRUE(world.AddBody(k).ok());
   for (int i = 0; i < 60; ++i) world.Step();
   const BodyView b = *world.FindBody(2);
   EXPECT_NEAR(b.transform.p.x.ToDouble(), 1.5, 1e-6);
   EXPECT_NEAR(RotAngle(b.transform.q).ToDouble(), 0.5, 1e-4);
-  EXPECT_EQ(world.FindBody(1)->transform.p, V(0, -0.5));
+  EXPECT_EQ(world.FindBody(1)->transform.p, Vd(0, -0.5));
 }
 
 }  // namespace

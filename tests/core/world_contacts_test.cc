@@ -14,6 +14,7 @@
 #include "arbiter/core/manifold.h"
 #include "arbiter/core/world.h"
 #include "reference/convert.h"
+#include "testing/numbers.h"
 #include "testing/random.h"
 #include "testing/world_builders.h"
 
@@ -25,52 +26,52 @@ using testing::DiskBody;
 using testing::RandomBody;
 using testing::SplitMix64;
 
-Fixed F(double d) { return Fixed::FromDouble(d); }
-Vec2 V(double x, double y) { return {F(x), F(y)}; }
+using testing::Fd;
+using testing::Vd;
 
 // Uniform in [lo, hi) (test inputs only).
 double U(SplitMix64& rng, double lo, double hi) { return lo + (hi - lo) * rng.Unit(); }
 
-Shape Disk(double r) { return Shape::FromCircle({Vec2{}, F(r)}); }
+Shape Disk(double r) { return Shape::FromCircle({Vec2{}, Fd(r)}); }
 
 // ---- Pinned cases -----------------------------------------------------------
 
 TEST(OverlapContacts, DiskSunkIntoBox_NormalTowardsTheBodyDepthAndMidwayPoint) {
   World world;
-  ASSERT_TRUE(world.AddBody(BoxBody(7, BodyType::kStatic, V(0, 0), 2, 1)).ok());
+  ASSERT_TRUE(world.AddBody(BoxBody(7, BodyType::kStatic, Vd(0, 0), 2, 1)).ok());
   // The disk's bottom is at y = 0.5, the box's top at y = 1: 0.5 deep.
-  const auto contacts = world.OverlapShapeContacts(Disk(1), {V(0, 1.5), kRotIdentity});
+  const auto contacts = world.OverlapShapeContacts(Disk(1), {Vd(0, 1.5), kRotIdentity});
   ASSERT_EQ(contacts.size(), 1u);
   const OverlapContact& c = contacts[0];
   EXPECT_EQ(c.shape, (ShapeRef{7, 0}));
-  EXPECT_EQ(c.normal, V(0, -1));  // from the query disk down into the box
-  EXPECT_EQ(c.depth, F(0.5));
+  EXPECT_EQ(c.normal, Vd(0, -1));  // from the query disk down into the box
+  EXPECT_EQ(c.depth, Fd(0.5));
   ASSERT_EQ(c.point_count, 1);
-  EXPECT_EQ(c.points[0], V(0, 0.75));  // midway between y = 0.5 and y = 1
+  EXPECT_EQ(c.points[0], Vd(0, 0.75));  // midway between y = 0.5 and y = 1
 }
 
 TEST(OverlapContacts, BoxOnBox_TwoPoints) {
   World world;
-  ASSERT_TRUE(world.AddBody(BoxBody(1, BodyType::kStatic, V(0, 0), 5, 1)).ok());
+  ASSERT_TRUE(world.AddBody(BoxBody(1, BodyType::kStatic, Vd(0, 0), 5, 1)).ok());
   Polygon box;
-  ASSERT_EQ(MakeBox(F(1), F(1), &box), ShapeError::kOk);
-  const auto contacts = world.OverlapShapeContacts(Shape::FromPolygon(box), {V(0, 1.75), kRotIdentity});
+  ASSERT_EQ(MakeBox(Fd(1), Fd(1), &box), ShapeError::kOk);
+  const auto contacts = world.OverlapShapeContacts(Shape::FromPolygon(box), {Vd(0, 1.75), kRotIdentity});
   ASSERT_EQ(contacts.size(), 1u);
-  EXPECT_EQ(contacts[0].normal, V(0, -1));
-  EXPECT_EQ(contacts[0].depth, F(0.25));
+  EXPECT_EQ(contacts[0].normal, Vd(0, -1));
+  EXPECT_EQ(contacts[0].depth, Fd(0.25));
   ASSERT_EQ(contacts[0].point_count, 2);
-  EXPECT_EQ(contacts[0].points[0].y, F(0.875));
-  EXPECT_EQ(contacts[0].points[1].y, F(0.875));
+  EXPECT_EQ(contacts[0].points[0].y, Fd(0.875));
+  EXPECT_EQ(contacts[0].points[1].y, Fd(0.875));
 }
 
 TEST(OverlapContacts, Touching_ZeroDepth) {
   World world;
-  ASSERT_TRUE(world.AddBody(DiskBody(3, BodyType::kStatic, V(0, 0), 1)).ok());
-  const auto contacts = world.OverlapShapeContacts(Disk(1), {V(2, 0), kRotIdentity});
+  ASSERT_TRUE(world.AddBody(DiskBody(3, BodyType::kStatic, Vd(0, 0), 1)).ok());
+  const auto contacts = world.OverlapShapeContacts(Disk(1), {Vd(2, 0), kRotIdentity});
   ASSERT_EQ(contacts.size(), 1u);
   EXPECT_EQ(contacts[0].depth, kFixedZero);
-  EXPECT_EQ(contacts[0].normal, V(-1, 0));
-  EXPECT_EQ(contacts[0].points[0], V(1, 0));
+  EXPECT_EQ(contacts[0].normal, Vd(-1, 0));
+  EXPECT_EQ(contacts[0].points[0], Vd(1, 0));
 }
 
 TEST(OverlapContacts, SameCentre_TheSmallerDiskLeavesAlongPlusY) {
@@ -79,27 +80,27 @@ TEST(OverlapContacts, SameCentre_TheSmallerDiskLeavesAlongPlusY) {
   // small query inside a big body: the normal towards the body is -y, so
   // the push-out (-normal * depth) lifts the query.
   World world;
-  ASSERT_TRUE(world.AddBody(DiskBody(3, BodyType::kDynamic, V(4, 4), 1)).ok());
-  auto contacts = world.OverlapShapeContacts(Disk(0.5), {V(4, 4), kRotIdentity});
+  ASSERT_TRUE(world.AddBody(DiskBody(3, BodyType::kDynamic, Vd(4, 4), 1)).ok());
+  auto contacts = world.OverlapShapeContacts(Disk(0.5), {Vd(4, 4), kRotIdentity});
   ASSERT_EQ(contacts.size(), 1u);
-  EXPECT_EQ(contacts[0].normal, V(0, -1));
-  EXPECT_EQ(contacts[0].depth, F(1.5));
+  EXPECT_EQ(contacts[0].normal, Vd(0, -1));
+  EXPECT_EQ(contacts[0].depth, Fd(1.5));
   // A big query over a small body: the body goes up, along the normal.
-  contacts = world.OverlapShapeContacts(Disk(2), {V(4, 4), kRotIdentity});
+  contacts = world.OverlapShapeContacts(Disk(2), {Vd(4, 4), kRotIdentity});
   ASSERT_EQ(contacts.size(), 1u);
-  EXPECT_EQ(contacts[0].normal, V(0, 1));
-  EXPECT_EQ(contacts[0].depth, F(3));
+  EXPECT_EQ(contacts[0].normal, Vd(0, 1));
+  EXPECT_EQ(contacts[0].depth, Fd(3));
 }
 
 TEST(OverlapContacts, SameSetAndOrderAsOverlapShape_FilterHonoured) {
   World world;
   for (uint64_t id = 10; id > 0; --id) {
-    ASSERT_TRUE(world.AddBody(DiskBody(id, BodyType::kStatic, V(static_cast<double>(id) * 0.5, 0), 1)).ok());
+    ASSERT_TRUE(world.AddBody(DiskBody(id, BodyType::kStatic, Vd(static_cast<double>(id) * 0.5, 0), 1)).ok());
   }
   QueryFilter filter;
   const uint64_t excluded[] = {4};
   filter.exclude_bodies = excluded;
-  const Transform at{V(2, 0), kRotIdentity};
+  const Transform at{Vd(2, 0), kRotIdentity};
   const auto refs = world.OverlapShape(Disk(1), at, filter);
   const auto contacts = world.OverlapShapeContacts(Disk(1), at, filter);
   ASSERT_EQ(contacts.size(), refs.size());
@@ -119,13 +120,13 @@ TEST(OverlapContacts, PushOutByDepthSeparates) {
     ASSERT_TRUE(world.AddBodies(defs).ok());
     for (int q = 0; q < 300; ++q) {
       const Shape disk = Disk(U(rng, 1, 4));
-      const Transform at{V(U(rng, -40, 40), U(rng, -40, 40)), kRotIdentity};
+      const Transform at{Vd(U(rng, -40, 40), U(rng, -40, 40)), kRotIdentity};
       for (const OverlapContact& c : world.OverlapShapeContacts(disk, at)) {
-        if (c.depth < F(1e-3) || c.normal == Vec2{}) continue;
+        if (c.depth < Fd(1e-3) || c.normal == Vec2{}) continue;
         const BodyDef body = *world.GetBodyDef(c.shape.body_id);
         const ShapeProxy target = MakeProxy(body.shapes[c.shape.shape_index].shape, body.transform);
         auto placed = [&](double extra) {
-          const Fixed d = c.depth + F(extra);
+          const Fixed d = c.depth + Fd(extra);
           return MakeProxy(disk, {at.p - Vec2{c.normal.x * d, c.normal.y * d}, kRotIdentity});
         };
         // Ties between faces may add up to 2^-22 units (manifold.h).
@@ -171,14 +172,14 @@ std::vector<BodyDef> BodiesAround(SplitMix64& rng, Vec2 centre, double extent, u
 
 // A random pose within `extent` of `centre`.
 Transform PlaceAround(SplitMix64& rng, Vec2 centre, double extent) {
-  return {centre + V(U(rng, -extent, extent), U(rng, -extent, extent)), MakeRot(F(U(rng, -3, 3)))};
+  return {centre + Vd(U(rng, -extent, extent), U(rng, -extent, extent)), MakeRot(Fd(U(rng, -3, 3)))};
 }
 
 // Random worlds around `centre` (near the origin and near 2^28 units).
 class ContactsAgainstReference : public ::testing::TestWithParam<double> {};
 
 TEST_P(ContactsAgainstReference, OverlapContactsEqualBruteForceAndReference) {
-  const Vec2 centre = V(GetParam(), -GetParam());
+  const Vec2 centre = Vd(GetParam(), -GetParam());
   SplitMix64 rng(2501);
   double worst_depth = 0, worst_normal = 0;
   int compared = 0;
@@ -209,7 +210,7 @@ TEST_P(ContactsAgainstReference, OverlapContactsEqualBruteForceAndReference) {
         const reference::Penetration ref =
             reference::SignedSeparation(reference::ToD(query, centre), reference::ToD(target, centre));
         worst_depth = std::max(worst_depth, std::abs(c.depth.ToDouble() - std::max(0.0, -ref.separation)));
-        if (c.normal != Vec2{} && ref.gap > 1e-3 && ref.lever > 1e-3 && c.depth > F(1e-4)) {
+        if (c.normal != Vec2{} && ref.gap > 1e-3 && ref.lever > 1e-3 && c.depth > Fd(1e-4)) {
           worst_normal = std::max({worst_normal, std::abs(c.normal.x.ToDouble() - ref.normal.x),
                                    std::abs(c.normal.y.ToDouble() - ref.normal.y)});
         }
@@ -227,7 +228,7 @@ TEST_P(ContactsAgainstReference, OverlapContactsEqualBruteForceAndReference) {
 }
 
 TEST_P(ContactsAgainstReference, DistanceEqualsBruteForceAndReference) {
-  const Vec2 centre = V(GetParam(), GetParam());
+  const Vec2 centre = Vd(GetParam(), GetParam());
   SplitMix64 rng(2502);
   double worst = 0;
   int compared = 0;
@@ -239,7 +240,7 @@ TEST_P(ContactsAgainstReference, DistanceEqualsBruteForceAndReference) {
       const BodyDef shape_source = RandomBody(rng, 1, 0.0);
       const Shape& shape = shape_source.shapes[0].shape;
       const Transform at = PlaceAround(rng, centre, 80);
-      const Fixed max_distance = F(U(rng, 0, 15));
+      const Fixed max_distance = Fd(U(rng, 0, 15));
       const size_t max_results = 1 + rng.Next() % 12;
       QueryFilter filter;
       if (q % 4 == 0) filter.mask_bits = 0b011;
@@ -290,37 +291,37 @@ INSTANTIATE_TEST_SUITE_P(NearAndFar, ContactsAgainstReference, ::testing::Values
 
 TEST(Distance, PinnedDiskAndBox_NearestFirstOncePerBody) {
   World world;
-  ASSERT_TRUE(world.AddBody(BoxBody(5, BodyType::kStatic, V(10, 0), 1, 1)).ok());
-  ASSERT_TRUE(world.AddBody(DiskBody(2, BodyType::kDynamic, V(-4, 0), 1)).ok());
-  BodyDef two = DiskBody(9, BodyType::kStatic, V(0, 6), 1);
+  ASSERT_TRUE(world.AddBody(BoxBody(5, BodyType::kStatic, Vd(10, 0), 1, 1)).ok());
+  ASSERT_TRUE(world.AddBody(DiskBody(2, BodyType::kDynamic, Vd(-4, 0), 1)).ok());
+  BodyDef two = DiskBody(9, BodyType::kStatic, Vd(0, 6), 1);
   two.shapes.push_back(two.shapes[0]);
-  two.shapes[1].shape = Shape::FromCircle({V(0, -2), F(1)});  // at (0, 4): nearer
+  two.shapes[1].shape = Shape::FromCircle({Vd(0, -2), Fd(1)});  // at (0, 4): nearer
   ASSERT_TRUE(world.AddBody(two).ok());
-  const auto hits = world.Distance(Disk(1), {V(0, 0), kRotIdentity}, F(20), 10);
+  const auto hits = world.Distance(Disk(1), {Vd(0, 0), kRotIdentity}, Fd(20), 10);
   ASSERT_EQ(hits.size(), 3u);
   EXPECT_EQ(hits[0].shape, (ShapeRef{2, 0}));
-  EXPECT_EQ(hits[0].distance, F(2));
-  EXPECT_EQ(hits[0].point_query, V(-1, 0));
-  EXPECT_EQ(hits[0].point_body, V(-3, 0));
-  EXPECT_EQ(hits[0].normal, V(-1, 0));
+  EXPECT_EQ(hits[0].distance, Fd(2));
+  EXPECT_EQ(hits[0].point_query, Vd(-1, 0));
+  EXPECT_EQ(hits[0].point_body, Vd(-3, 0));
+  EXPECT_EQ(hits[0].normal, Vd(-1, 0));
   EXPECT_EQ(hits[1].shape, (ShapeRef{9, 1}));  // the body once, at its nearer shape
-  EXPECT_EQ(hits[1].distance, F(2));
+  EXPECT_EQ(hits[1].distance, Fd(2));
   EXPECT_EQ(hits[2].shape, (ShapeRef{5, 0}));
-  EXPECT_EQ(hits[2].distance, F(8));
+  EXPECT_EQ(hits[2].distance, Fd(8));
   // Ties in distance go to the lower body id; max_results keeps the nearest.
-  EXPECT_EQ(world.Distance(Disk(1), {V(0, 0), kRotIdentity}, F(20), 1).size(), 1u);
-  EXPECT_TRUE(world.Distance(Disk(1), {V(0, 0), kRotIdentity}, F(1.5), 10).empty());
+  EXPECT_EQ(world.Distance(Disk(1), {Vd(0, 0), kRotIdentity}, Fd(20), 1).size(), 1u);
+  EXPECT_TRUE(world.Distance(Disk(1), {Vd(0, 0), kRotIdentity}, Fd(1.5), 10).empty());
 }
 
 TEST(Distance, Overlapping_ZeroDistanceAndTheContact) {
   World world;
-  ASSERT_TRUE(world.AddBody(BoxBody(7, BodyType::kStatic, V(0, 0), 2, 1)).ok());
-  const Transform at{V(0, 1.5), kRotIdentity};
-  const auto hits = world.Distance(Disk(1), at, F(0), 4);
+  ASSERT_TRUE(world.AddBody(BoxBody(7, BodyType::kStatic, Vd(0, 0), 2, 1)).ok());
+  const Transform at{Vd(0, 1.5), kRotIdentity};
+  const auto hits = world.Distance(Disk(1), at, Fd(0), 4);
   ASSERT_EQ(hits.size(), 1u);
   EXPECT_EQ(hits[0].distance, kFixedZero);
-  EXPECT_EQ(hits[0].normal, V(0, -1));
-  EXPECT_EQ(hits[0].depth, F(0.5));
+  EXPECT_EQ(hits[0].normal, Vd(0, -1));
+  EXPECT_EQ(hits[0].depth, Fd(0.5));
   EXPECT_EQ(hits[0].point_query, hits[0].point_body);
   const auto contact = world.OverlapShapeContacts(Disk(1), at);
   EXPECT_EQ(hits[0].depth, contact[0].depth);
@@ -329,16 +330,16 @@ TEST(Distance, Overlapping_ZeroDistanceAndTheContact) {
 TEST(Distance, MaxDistanceRange) {
   EXPECT_TRUE(ValidateMaxDistance(kFixedZero, "max_distance").ok());
   EXPECT_TRUE(ValidateMaxDistance(kMaxQueryTranslation, "max_distance").ok());
-  const Status negative = ValidateMaxDistance(F(-1), "queries[2].max_distance");
+  const Status negative = ValidateMaxDistance(Fd(-1), "queries[2].max_distance");
   EXPECT_EQ(negative.code(), StatusCode::kOutOfRange);
   EXPECT_NE(negative.message().find("queries[2].max_distance"), std::string::npos);
   EXPECT_FALSE(ValidateMaxDistance(kMaxQueryTranslation + Fixed::FromRaw(1), "d").ok());
   // The largest query is answered without overflow at the edge of the world.
   World world;
-  ASSERT_TRUE(world.AddBody(DiskBody(1, BodyType::kStatic, V(-536870000, 0), 1)).ok());
-  const auto hits = world.Distance(Disk(1), {V(536870000, 0), kRotIdentity}, kMaxQueryTranslation, 1);
+  ASSERT_TRUE(world.AddBody(DiskBody(1, BodyType::kStatic, Vd(-536870000, 0), 1)).ok());
+  const auto hits = world.Distance(Disk(1), {Vd(536870000, 0), kRotIdentity}, kMaxQueryTranslation, 1);
   ASSERT_EQ(hits.size(), 1u);
-  EXPECT_EQ(hits[0].distance, F(1073739998));
+  EXPECT_EQ(hits[0].distance, Fd(1073739998));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "arbiter/core/fixed_math.h"
+#include "testing/numbers.h"
 #include "testing/random.h"
 #include "testing/world_builders.h"
 
@@ -17,16 +18,16 @@ using testing::BruteForce;
 using testing::RandomBody;
 using testing::SplitMix64;
 
-Fixed F(double d) { return Fixed::FromDouble(d); }
-Vec2 V(double x, double y) { return {F(x), F(y)}; }
+using testing::Fd;
+using testing::Vd;
 
 BodyDef Disk(uint64_t id, double x, double y, double r, BodyType type = BodyType::kStatic) {
   BodyDef def;
   def.id = id;
   def.type = type;
-  def.transform.p = V(x, y);
+  def.transform.p = Vd(x, y);
   ShapeDef sd;
-  sd.shape = Shape::FromCircle({V(0, 0), F(r)});
+  sd.shape = Shape::FromCircle({Vd(0, 0), Fd(r)});
   def.shapes.push_back(sd);
   return def;
 }
@@ -39,7 +40,7 @@ TEST(World, AddBodies_BadShape_NamesTheFieldAndChangesNothing) {
   std::vector<BodyDef> batch = {Disk(2, 5, 0, 1), Disk(3, 9, 0, 1)};
   Polygon p;
   batch[1].shapes.push_back(ShapeDef{});
-  batch[1].shapes[1].shape = Shape::FromCircle({V(0, 0), F(-1)});
+  batch[1].shapes[1].shape = Shape::FromCircle({Vd(0, 0), Fd(-1)});
   Status s = world.AddBodies(batch);
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(s.message(), "bodies[1].shapes[1].circle: negative radius");
@@ -59,13 +60,13 @@ TEST(World, AddBodies_EveryValidationRule) {
   far.transform.p.x = kFixedMaxWorldCoordinate + Fixed::FromRaw(1);
   EXPECT_EQ(world.AddBody(far).code(), StatusCode::kOutOfRange);
   BodyDef skew = Disk(9, 0, 0, 1);
-  skew.transform.q = {F(2), F(0)};
+  skew.transform.q = {Fd(2), Fd(0)};
   EXPECT_EQ(world.AddBody(skew).message(), "bodies[0].transform.q: not a unit rotation (c^2 + s^2 != 1)");
   BodyDef empty = Disk(9, 0, 0, 1);
   empty.shapes.clear();
   EXPECT_EQ(world.AddBody(empty).code(), StatusCode::kInvalidArgument);
   BodyDef fast = Disk(9, 0, 0, 1, BodyType::kDynamic);
-  fast.linear_velocity = V(1 << 25, 0);
+  fast.linear_velocity = Vd(1 << 25, 0);
   EXPECT_EQ(world.AddBody(fast).code(), StatusCode::kOutOfRange);
   BodyDef heavy = Disk(9, 0, 0, 1 << 20, BodyType::kDynamic);
   EXPECT_EQ(world.AddBody(heavy).code(), StatusCode::kOutOfRange);
@@ -89,7 +90,7 @@ TEST(World, RemoveBodies_UnknownIdRemovesNothing) {
   const std::vector<uint64_t> one = {1};
   EXPECT_TRUE(world.RemoveBodies(one).ok());
   EXPECT_EQ(world.BodyIds(), std::vector<uint64_t>{2});
-  EXPECT_FALSE(world.CastRayClosest({V(-5, 0), V(4, 0), kFixedOne}).has_value());
+  EXPECT_FALSE(world.CastRayClosest({Vd(-5, 0), Vd(4, 0), kFixedOne}).has_value());
 }
 
 // Id 0 marks an empty slot of the id map; looking it up used to return the
@@ -105,7 +106,7 @@ TEST(World, BodyIdZero_IsNeverFound) {
   EXPECT_EQ(s.message(), "body_ids[0]: no body 0");
   EXPECT_EQ(world.StateHash(), before);
   EXPECT_FALSE(world.FindBody(0).has_value());
-  EXPECT_EQ(world.SetBodyVelocity(0, V(1, 0), kFixedZero).code(), StatusCode::kNotFound);
+  EXPECT_EQ(world.SetBodyVelocity(0, Vd(1, 0), kFixedZero).code(), StatusCode::kNotFound);
   EXPECT_EQ(world.SetBodyTransform(0, kTransformIdentity).code(), StatusCode::kNotFound);
   EXPECT_EQ(world.SetShapeFilter(0, 0, Filter{}).code(), StatusCode::kNotFound);
   EXPECT_EQ(world.StateHash(), before);
@@ -117,11 +118,11 @@ TEST(World, Mutators_RejectBadInputAndKeepState) {
   ASSERT_TRUE(world.AddBody(Disk(2, 5, 0, 1, BodyType::kDynamic)).ok());
   const uint64_t before = world.StateHash();
   EXPECT_EQ(world.SetBodyTransform(3, {}).code(), StatusCode::kNotFound);
-  EXPECT_EQ(world.SetBodyTransform(1, {V(1e9, 0), kRotIdentity}).code(), StatusCode::kOutOfRange);
-  EXPECT_EQ(world.SetBodyVelocity(1, V(1, 0), F(0)).code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(world.SetBodyTransform(1, {Vd(1e9, 0), kRotIdentity}).code(), StatusCode::kOutOfRange);
+  EXPECT_EQ(world.SetBodyVelocity(1, Vd(1, 0), Fd(0)).code(), StatusCode::kFailedPrecondition);
   EXPECT_EQ(world.SetShapeFilter(2, 1, Filter{}).code(), StatusCode::kNotFound);
   EXPECT_EQ(world.StateHash(), before);
-  EXPECT_TRUE(world.SetBodyVelocity(2, V(1, 0), F(0.5)).ok());
+  EXPECT_TRUE(world.SetBodyVelocity(2, Vd(1, 0), Fd(0.5)).ok());
   EXPECT_NE(world.StateHash(), before);
 }
 
@@ -129,17 +130,17 @@ TEST(World, CastRayClosest_TiesGoToTheLowerBodyId) {
   World world;
   // Three identical disks at one place, added out of order.
   ASSERT_TRUE(world.AddBodies(std::vector<BodyDef>{Disk(30, 4, 0, 1), Disk(10, 4, 0, 1), Disk(20, 4, 0, 1)}).ok());
-  const auto hit = world.CastRayClosest({V(0, 0), V(10, 0), kFixedOne});
+  const auto hit = world.CastRayClosest({Vd(0, 0), Vd(10, 0), kFixedOne});
   ASSERT_TRUE(hit.has_value());
   EXPECT_EQ(hit->shape.body_id, 10u);
-  EXPECT_EQ(hit->fraction, F(0.3));
-  const auto all = world.CastRayAll({V(0, 0), V(10, 0), kFixedOne});
+  EXPECT_EQ(hit->fraction, Fd(0.3));
+  const auto all = world.CastRayAll({Vd(0, 0), Vd(10, 0), kFixedOne});
   ASSERT_EQ(all.size(), 3u);
   EXPECT_EQ(all[0].shape.body_id, 10u);
   EXPECT_EQ(all[1].shape.body_id, 20u);
   EXPECT_EQ(all[2].shape.body_id, 30u);
-  EXPECT_TRUE(world.CastRayAny({V(0, 0), V(10, 0), kFixedOne}));
-  EXPECT_FALSE(world.CastRayAny({V(0, 5), V(10, 0), kFixedOne}));
+  EXPECT_TRUE(world.CastRayAny({Vd(0, 0), Vd(10, 0), kFixedOne}));
+  EXPECT_FALSE(world.CastRayAny({Vd(0, 5), Vd(10, 0), kFixedOne}));
 }
 
 TEST(World, QueryFilter_CategoryMaskSensorTypeAndExclusion) {
@@ -150,7 +151,7 @@ TEST(World, QueryFilter_CategoryMaskSensorTypeAndExclusion) {
   BodyDef c = Disk(3, 12, 0, 1);
   c.shapes[0].is_sensor = true;
   ASSERT_TRUE(world.AddBodies(std::vector<BodyDef>{a, b, c}).ok());
-  const RayCastInput ray{V(0, 0), V(20, 0), kFixedOne};
+  const RayCastInput ray{Vd(0, 0), Vd(20, 0), kFixedOne};
   EXPECT_EQ(world.CastRayAll(ray).size(), 2u);  // the sensor is skipped by default
   QueryFilter sensors;
   sensors.include_sensors = true;
@@ -171,34 +172,34 @@ TEST(World, OverlapQueries_TouchingCountsAndOrderIsCanonical) {
   World world;
   ASSERT_TRUE(world.AddBodies(std::vector<BodyDef>{Disk(5, 0, 0, 1), Disk(3, 3, 0, 1), Disk(4, 10, 0, 1)}).ok());
   // The box [1, 2] x [-1, 1] touches disk 5 at (1, 0) and disk 3 at (2, 0).
-  const auto refs = world.OverlapAabb({V(1, -1), V(2, 1)});
+  const auto refs = world.OverlapAabb({Vd(1, -1), Vd(2, 1)});
   ASSERT_EQ(refs.size(), 2u);
   EXPECT_EQ(refs[0].body_id, 3u);
   EXPECT_EQ(refs[1].body_id, 5u);
-  EXPECT_EQ(world.OverlapPoint(V(1, 0)).size(), 1u);
-  EXPECT_EQ(world.OverlapPoint(V(1, 0) + Vec2{Fixed::FromRaw(1), kFixedZero}).size(), 0u);
+  EXPECT_EQ(world.OverlapPoint(Vd(1, 0)).size(), 1u);
+  EXPECT_EQ(world.OverlapPoint(Vd(1, 0) + Vec2{Fixed::FromRaw(1), kFixedZero}).size(), 0u);
   // A zero-size box is a point query.
-  EXPECT_EQ(world.OverlapAabb({V(3, 1), V(3, 1)}).size(), 1u);
-  const Shape probe = Shape::FromCircle({V(0, 0), F(1)});
-  EXPECT_EQ(world.OverlapShape(probe, {V(5, 0), kRotIdentity}).size(), 1u);  // tangent to disk 3
+  EXPECT_EQ(world.OverlapAabb({Vd(3, 1), Vd(3, 1)}).size(), 1u);
+  const Shape probe = Shape::FromCircle({Vd(0, 0), Fd(1)});
+  EXPECT_EQ(world.OverlapShape(probe, {Vd(5, 0), kRotIdentity}).size(), 1u);  // tangent to disk 3
 }
 
 TEST(World, CastShapeClosest_DiskSweepStopsAtFirstContact) {
   World world;
   Polygon wall;
-  ASSERT_EQ(MakeBox(F(0.05), F(5), &wall), ShapeError::kOk);
+  ASSERT_EQ(MakeBox(Fd(0.05), Fd(5), &wall), ShapeError::kOk);
   BodyDef def;
   def.id = 42;
-  def.transform.p = V(10, 0);
+  def.transform.p = Vd(10, 0);
   def.shapes.push_back(ShapeDef{});
   def.shapes[0].shape = Shape::FromPolygon(wall);
   ASSERT_TRUE(world.AddBody(def).ok());
-  const Shape disk = Shape::FromCircle({V(0, 0), F(0.2)});
-  const auto hit = world.CastShapeClosest(disk, {V(0, 0), kRotIdentity}, V(20, 0));
+  const Shape disk = Shape::FromCircle({Vd(0, 0), Fd(0.2)});
+  const auto hit = world.CastShapeClosest(disk, {Vd(0, 0), kRotIdentity}, Vd(20, 0));
   ASSERT_TRUE(hit.has_value());
   EXPECT_EQ(hit->shape.body_id, 42u);
   EXPECT_NEAR(hit->fraction.ToDouble(), (10 - 0.05 - 0.2) / 20, 1e-9);
-  EXPECT_EQ(hit->normal, V(-1, 0));
+  EXPECT_EQ(hit->normal, Vd(-1, 0));
 }
 
 // Random worlds: every query equals brute force over all shapes with the
@@ -215,7 +216,7 @@ TEST(World, RandomWorlds_QueriesEqualBruteForce) {
     for (int k = 0; k < 40; ++k) {
       const BodyDef& d = defs[rng.Next() % defs.size()];
       if (!world.FindBody(d.id)) continue;
-      ASSERT_TRUE(world.SetBodyTransform(d.id, {V(rng.Uniform(-200, 200), rng.Uniform(-200, 200)), MakeRot(F(rng.Uniform(-3, 3)))}).ok());
+      ASSERT_TRUE(world.SetBodyTransform(d.id, {Vd(rng.Uniform(-200, 200), rng.Uniform(-200, 200)), MakeRot(Fd(rng.Uniform(-3, 3)))}).ok());
     }
     for (int k = 0; k < 30; ++k) {
       const uint64_t id = defs[rng.Next() % defs.size()].id;
@@ -225,19 +226,19 @@ TEST(World, RandomWorlds_QueriesEqualBruteForce) {
     }
     const BruteForce brute(world);
     for (int q = 0; q < 400; ++q) {
-      const RayCastInput ray{V(rng.Uniform(-250, 250), rng.Uniform(-250, 250)), V(rng.Uniform(-300, 300), rng.Uniform(-300, 300)), kFixedOne};
+      const RayCastInput ray{Vd(rng.Uniform(-250, 250), rng.Uniform(-250, 250)), Vd(rng.Uniform(-300, 300), rng.Uniform(-300, 300)), kFixedOne};
       QueryFilter filter;
       if (q % 3 == 0) filter.mask_bits = 0b101;
       ASSERT_EQ(world.CastRayClosest(ray, filter), brute.CastRayClosest(ray, filter)) << "round " << round << " ray " << q;
       ASSERT_EQ(world.CastRayAll(ray, filter), brute.CastRayAll(ray, filter));
-      const Vec2 lo = V(rng.Uniform(-250, 250), rng.Uniform(-250, 250));
-      const Aabb box{lo, lo + V(rng.Uniform(0, 40), rng.Uniform(0, 40))};
+      const Vec2 lo = Vd(rng.Uniform(-250, 250), rng.Uniform(-250, 250));
+      const Aabb box{lo, lo + Vd(rng.Uniform(0, 40), rng.Uniform(0, 40))};
       ASSERT_EQ(world.OverlapAabb(box, filter), brute.OverlapAabb(box, filter));
-      const Shape disk = Shape::FromCircle({V(0, 0), F(rng.Uniform(1, 20))});
+      const Shape disk = Shape::FromCircle({Vd(0, 0), Fd(rng.Uniform(1, 20))});
       const Transform at{lo, kRotIdentity};
       ASSERT_EQ(world.OverlapShape(disk, at, filter), brute.OverlapShape(disk, at, filter));
       ASSERT_EQ(world.OverlapPoint(lo, filter), brute.OverlapPoint(lo, filter));
-      const Vec2 sweep = V(rng.Uniform(-100, 100), rng.Uniform(-100, 100));
+      const Vec2 sweep = Vd(rng.Uniform(-100, 100), rng.Uniform(-100, 100));
       const auto closest = brute.CastShapeClosest(disk, at, sweep, filter);
       ASSERT_EQ(world.CastShapeClosest(disk, at, sweep, filter), closest) << q;
       ASSERT_EQ(world.CastShapeAny(disk, at, sweep, filter), closest.has_value()) << q;
@@ -256,13 +257,13 @@ TEST(World, StateHash_IndependentOfInsertionOrder) {
   EXPECT_EQ(forward.StateHash(), backward.StateHash());
   EXPECT_EQ(forward.Snapshot(), backward.Snapshot());
   // And any change shows.
-  ASSERT_TRUE(backward.SetBodyTransform(defs[0].id, {V(1, 1), kRotIdentity}).ok());
+  ASSERT_TRUE(backward.SetBodyTransform(defs[0].id, {Vd(1, 1), kRotIdentity}).ok());
   EXPECT_NE(forward.StateHash(), backward.StateHash());
 }
 
 TEST(World, SnapshotRestore_SameHashSameAnswers) {
   SplitMix64 rng(6);
-  World world(WorldDef{V(0, -10), 30, 1000});
+  World world(WorldDef{Vd(0, -10), 30, 1000});
   std::vector<BodyDef> defs;
   for (uint64_t id = 1; id <= 150; ++id) defs.push_back(RandomBody(rng, id * 7, 100.0));
   ASSERT_TRUE(world.AddBodies(defs).ok());
@@ -272,7 +273,7 @@ TEST(World, SnapshotRestore_SameHashSameAnswers) {
   EXPECT_EQ(restored.StateHash(), world.StateHash());
   EXPECT_EQ(restored.def().tick_hz, 30);
   for (int q = 0; q < 300; ++q) {
-    const RayCastInput ray{V(rng.Uniform(-120, 120), rng.Uniform(-120, 120)), V(rng.Uniform(-200, 200), rng.Uniform(-200, 200)), kFixedOne};
+    const RayCastInput ray{Vd(rng.Uniform(-120, 120), rng.Uniform(-120, 120)), Vd(rng.Uniform(-200, 200), rng.Uniform(-200, 200)), kFixedOne};
     ASSERT_EQ(restored.CastRayAll(ray), world.CastRayAll(ray));
   }
 }
@@ -296,14 +297,14 @@ TEST(World, Restore_RejectsDamagedImagesAndLeavesTargetUnchanged) {
 
 // Pins the canonical format: a change here is a deliberate, noted format change.
 TEST(World, StateHash_GoldenValueForAFixedWorld) {
-  World world(WorldDef{V(0, -10), 60, 100});
+  World world(WorldDef{Vd(0, -10), 60, 100});
   Polygon box;
-  ASSERT_EQ(MakeBox(F(1), F(0.5), &box), ShapeError::kOk);
+  ASSERT_EQ(MakeBox(Fd(1), Fd(0.5), &box), ShapeError::kOk);
   BodyDef b = Disk(2, 1.5, -2.25, 0.75, BodyType::kDynamic);
-  b.linear_velocity = V(3, 0);
+  b.linear_velocity = Vd(3, 0);
   BodyDef a;
   a.id = 1;
-  a.transform = {V(0, 0), kRotIdentity};
+  a.transform = {Vd(0, 0), kRotIdentity};
   a.shapes.push_back(ShapeDef{});
   a.shapes[0].shape = Shape::FromPolygon(box);
   a.shapes[0].user_tag = 77;

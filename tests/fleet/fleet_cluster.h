@@ -4,7 +4,6 @@
 #pragma once
 
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +15,7 @@
 #include <vector>
 
 #include "arbiter/client/client.h"
+#include "testing/temp_dir.h"
 
 namespace arbiter::testing {
 
@@ -30,10 +30,8 @@ class FleetCluster : public ::testing::Test {
   static constexpr int kInstances = 3;
 
   static void SetUpTestSuite() {
-    static int suite = 0;
-    dir_ = std::filesystem::temp_directory_path() /
-           ("arbiter-fleet-" + std::to_string(::getpid()) + "-" + std::to_string(suite++));
-    std::filesystem::remove_all(dir_);
+    temp_ = std::make_unique<TempDir>("arbiter-fleet-");
+    dir_ = std::filesystem::path(temp_->path()) / "cluster";
     ASSERT_EQ(Cluster("start " + dir_.string() + " " + std::to_string(kInstances)), 0);
     ReadEnv();
     ASSERT_FALSE(proxy_.empty());
@@ -42,7 +40,7 @@ class FleetCluster : public ::testing::Test {
 
   static void TearDownTestSuite() {
     Cluster("stop " + dir_.string());
-    std::filesystem::remove_all(dir_);
+    temp_.reset();
   }
 
   /// DIR/cluster.env: the proxy and the instances it routes to.
@@ -109,6 +107,7 @@ class FleetCluster : public ::testing::Test {
     return r;
   }
 
+  static inline std::unique_ptr<TempDir> temp_;
   static inline std::filesystem::path dir_;
   static inline std::string proxy_;
   static inline std::vector<std::string> instances_;

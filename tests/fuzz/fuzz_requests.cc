@@ -29,19 +29,20 @@
 #include "fuzz_check.h"
 #include "ops/operations.h"
 #include "ops/world_registry.h"
+#include "testing/numbers.h"
 
 namespace arbiter::server {
 namespace {
 
 constexpr const char* kWorld = "w";
 
-Fixed F(int64_t units) { return Fixed::FromInt(units); }
+using testing::Fi;
 
 BodyDef Body(uint64_t id, BodyType type, int64_t x, int64_t y, Shape shape) {
   BodyDef b;
   b.id = id;
   b.type = type;
-  b.transform = {{F(x), F(y)}, kRotIdentity};
+  b.transform = {{Fi(x), Fi(y)}, kRotIdentity};
   ShapeDef s;
   s.shape = shape;
   s.user_tag = id;
@@ -53,28 +54,28 @@ BodyDef Body(uint64_t id, BodyType type, int64_t x, int64_t y, Shape shape) {
 // so that steps produce events and updates have something to move.
 std::vector<BodyDef> SmallWorld() {
   Polygon ground, crate, wedge;
-  FUZZ_CHECK(MakeBox(F(20), F(1), &ground) == ShapeError::kOk);
-  FUZZ_CHECK(MakeBox(F(1), F(1), &crate) == ShapeError::kOk);
-  const Vec2 wedge_points[] = {{F(-1), F(0)}, {F(1), F(0)}, {F(0), F(1)}};
+  FUZZ_CHECK(MakeBox(Fi(20), Fi(1), &ground) == ShapeError::kOk);
+  FUZZ_CHECK(MakeBox(Fi(1), Fi(1), &crate) == ShapeError::kOk);
+  const Vec2 wedge_points[] = {{Fi(-1), Fi(0)}, {Fi(1), Fi(0)}, {Fi(0), Fi(1)}};
   FUZZ_CHECK(MakePolygon(wedge_points, kFixedZero, &wedge) == ShapeError::kOk);
   std::vector<BodyDef> bodies = {
       Body(1, BodyType::kStatic, 0, -1, Shape::FromPolygon(ground)),
       Body(2, BodyType::kDynamic, 0, 1, Shape::FromPolygon(crate)),
-      Body(3, BodyType::kDynamic, 3, 1, Shape::FromCircle({{}, F(1)})),
-      Body(4, BodyType::kKinematic, -5, 2, Shape::FromCapsule({{F(-1), F(0)}, {F(1), F(0)}, F(1) / F(2)})),
-      Body(5, BodyType::kStatic, 8, 1, Shape::FromSegment({{F(0), F(0)}, {F(0), F(2)}})),
+      Body(3, BodyType::kDynamic, 3, 1, Shape::FromCircle({{}, Fi(1)})),
+      Body(4, BodyType::kKinematic, -5, 2, Shape::FromCapsule({{Fi(-1), Fi(0)}, {Fi(1), Fi(0)}, Fi(1) / Fi(2)})),
+      Body(5, BodyType::kStatic, 8, 1, Shape::FromSegment({{Fi(0), Fi(0)}, {Fi(0), Fi(2)}})),
       Body(6, BodyType::kStatic, -9, 0, Shape::FromPolygon(wedge)),
-      Body(7, BodyType::kStatic, 12, 1, Shape::FromCircle({{}, F(2)})),
+      Body(7, BodyType::kStatic, 12, 1, Shape::FromCircle({{}, Fi(2)})),
   };
   bodies[6].shapes[0].is_sensor = true;
-  bodies[3].linear_velocity = {F(1), F(0)};
+  bodies[3].linear_velocity = {Fi(1), Fi(0)};
   return bodies;
 }
 
 struct Fixture {
   Fixture() : registry(Limits()), ops(&registry, Service()) {
     WorldDef def;
-    def.gravity = {F(0), F(-10)};
+    def.gravity = {Fi(0), Fi(-10)};
     def.max_bodies = registry.limits().max_bodies_per_world;
     World world(def);
     FUZZ_CHECK(world.AddBodies(SmallWorld()).ok());

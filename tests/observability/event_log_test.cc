@@ -4,8 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "server/temp_dir.h"
 #include "server/test_support.h"
+#include "testing/temp_dir.h"
 
 namespace arbiter::testing {
 namespace {

@@ -72,7 +72,8 @@ TEST(HttpListenerTest, BadAddress_RefusesToStart) {
 }
 
 TEST(HttpListenerTest, WithTokens_ReaderTokenByHeaderOrCookie_ScopedToItsWorlds) {
-  const std::string tokens = TempPath("tokens");
+  TempDir temp;
+  const std::string tokens = temp.File("tokens");
   WriteFile(tokens, TokenLine("admin-secret", "admin", "*") + TokenLine("reader-a", "reader", "a", "viewer-a"));
   HttpServerProcess server({"--token_file=" + tokens});
   ASSERT_GT(server.http_port(), 0);
@@ -194,8 +195,8 @@ TEST(HttpListenerTest, EventStream_CarriesValidateHitVerdicts) {
 }
 
 TEST(HttpListenerTest, Tls_ServesHttpsWithTheGrpcCertificate) {
-  const std::string dir = TempPath("tls");
-  mkdir(dir.c_str(), 0700);
+  TempDir temp;
+  const std::string dir = temp.path();
   const std::string make =
       "cd " + dir + " && openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -keyout s.key "
       "-out s.crt -days 2 -subj /CN=localhost -addext subjectAltName=IP:127.0.0.1 > openssl.log 2>&1";

@@ -49,7 +49,8 @@ double Sample(const std::string& scrape, const std::string& series) {
 
 // promtool's verdict on an exposition: its exit code and output.
 std::pair<int, std::string> Promtool(const std::string& scrape) {
-  const std::string path = TempPath("scrape.txt");
+  TempDir dir;
+  const std::string path = dir.File("scrape.txt");
   WriteFile(path, scrape);
   FILE* p = popen(("promtool check metrics < " + path + " 2>&1").c_str(), "r");
   if (p == nullptr) return {-1, "cannot run promtool"};
@@ -104,7 +105,8 @@ TEST(MetricsTest, Scrape_AfterCalls_PassesPromtool_AndCountsEachCall) {
 }
 
 TEST(MetricsTest, Journal_CommitsAndBytes_AreCounted) {
-  const std::string dir = TempPath("journal");
+  TempDir temp;
+  const std::string dir = temp.File("journal");
   HttpServerProcess server({"--data_dir=" + dir, "--journal_sync=off"});
   ASSERT_GT(server.http_port(), 0) << server.process().first_line();
   ASSERT_TRUE(server.process().WaitUntilRecovered());
@@ -179,7 +181,8 @@ TEST(MetricsTest, RateLimitRejections_AreCounted) {
 }
 
 TEST(RequestLogTest, LogRequests_WritesOneJsonLinePerCall) {
-  const std::string tokens = TempPath("tokens");
+  TempDir dir;
+  const std::string tokens = dir.File("tokens");
   WriteFile(tokens, TokenLine("admin-secret", "admin", "*", "ops-console"));
   HttpServerProcess server({"--log_requests", "--token_file=" + tokens});
   ASSERT_GT(server.http_port(), 0);

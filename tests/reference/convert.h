@@ -21,6 +21,9 @@ inline DVec2 ToD(Vec2 v) { return {v.x.ToDouble(), v.y.ToDouble()}; }
 /// v - origin, subtracted exactly in Q32.32 before converting.
 inline DVec2 ToD(Vec2 v, Vec2 origin) { return ToD(v - origin); }
 
+/// The other way: each coordinate rounded by Fixed::FromDouble.
+inline Vec2 FromD(DVec2 v) { return {Fixed::FromDouble(v.x), Fixed::FromDouble(v.y)}; }
+
 inline DProxy ToD(const ShapeProxy& proxy, Vec2 origin = {}) {
   DProxy out;
   for (int i = 0; i < proxy.count; ++i) out.points.push_back(ToD(proxy.points[i], origin));

@@ -8,22 +8,14 @@
 #include <fstream>
 #include <iterator>
 
-#include <unistd.h>
-
 #include "arbiter/client/client.h"
 #include "server/server_process.h"
+#include "testing/temp_dir.h"
 
 namespace arbiter::testing {
 namespace {
 
 using ::testing::HasSubstr;
-
-// A fresh path in the test's temporary directory.
-std::string TempPath(const std::string& name) {
-  static int counter = 0;
-  return ::testing::TempDir() + "/arbiter-render-" + std::to_string(getpid()) + "-" + std::to_string(++counter) + "-" +
-         name;
-}
 
 std::string ReadAll(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -45,9 +37,10 @@ size_t Count(const std::string& text, const std::string& needle) {
 std::string Demo() { return std::string("--scene=") + ARBITER_SCENES_DIR + "/demo.scene.json"; }
 
 TEST(RenderCliTest, LiveWorld_SameBytesTwice_OneElementPerShape_QueriesAnswered) {
+  TempDir temp;
   ServerProcess server({Demo()});
   ASSERT_GT(server.port(), 0);
-  const std::string a = TempPath("a.svg"), b = TempPath("b.svg");
+  const std::string a = temp.File("a.svg"), b = temp.File("b.svg");
   const std::string common = " --world demo --server " + server.address() +
                              " --ray -35 5 70 0 --box -25 -1 -15 4 --ray 0 30 0 -40";
   const CliResult first = RunCli("render --out " + a + common, true);
@@ -75,9 +68,10 @@ TEST(RenderCliTest, LiveWorld_SameBytesTwice_OneElementPerShape_QueriesAnswered)
 }
 
 TEST(RenderCliTest, SnapshotFile_DrawsWhatTheServerDraws) {
+  TempDir temp;
   ServerProcess server({Demo()});
   ASSERT_GT(server.port(), 0);
-  const std::string live = TempPath("live.svg"), snap = TempPath("demo.snap"), offline = TempPath("offline.svg");
+  const std::string live = temp.File("live.svg"), snap = temp.File("demo.snap"), offline = temp.File("offline.svg");
   ASSERT_EQ(RunCli("step 7 --world demo --server " + server.address()).exit_code, 0);
   ASSERT_EQ(RunCli("render --out " + live + " --world demo --server " + server.address()).exit_code, 0);
   ASSERT_EQ(RunCli("snapshot " + snap + " --world demo --server " + server.address()).exit_code, 0);
@@ -88,13 +82,14 @@ TEST(RenderCliTest, SnapshotFile_DrawsWhatTheServerDraws) {
 }
 
 TEST(RenderCliTest, PastTick_FromTheServerOrItsJournal_IsWhatWasDrawnLive) {
-  const std::string dir = TempPath("data");
+  TempDir temp;
+  const std::string dir = temp.File("data");
   ServerProcess server({Demo(), "--data_dir=" + dir, "--journal_sync=off", "--snapshot_every_ticks=4"});
   ASSERT_GT(server.port(), 0);
   ASSERT_TRUE(server.WaitUntilRecovered());
   const std::string at = " --server " + server.address();
-  const std::string live5 = TempPath("live5.svg"), past5 = TempPath("past5.svg"), journal5 = TempPath("j5.svg");
-  const std::string exported = TempPath("demo.journal");
+  const std::string live5 = temp.File("live5.svg"), past5 = temp.File("past5.svg"), journal5 = temp.File("j5.svg");
+  const std::string exported = temp.File("demo.journal");
   ASSERT_EQ(RunCli("step 5 --world demo" + at).exit_code, 0);
   ASSERT_EQ(RunCli("render --out " + live5 + " --world demo" + at).exit_code, 0);
   ASSERT_EQ(RunCli("step 9 --world demo" + at).exit_code, 0);
@@ -114,7 +109,8 @@ TEST(RenderCliTest, PastTick_FromTheServerOrItsJournal_IsWhatWasDrawnLive) {
 }
 
 TEST(RenderCliTest, BadArguments_NameTheFlag_AndWriteNothing) {
-  const std::string out = TempPath("never.svg");
+  TempDir temp;
+  const std::string out = temp.File("never.svg");
   struct Case {
     std::string args, message;
   };

@@ -1,8 +1,6 @@
 // Shared pieces of the auth, TLS and limits tests: token files written to
-// the test's temporary directory and clients that present a token.
+// a TempDir (testing/temp_dir.h) and clients that present a token.
 #pragma once
-
-#include <unistd.h>
 
 #include <fstream>
 #include <memory>
@@ -11,17 +9,9 @@
 #include "access/token_store.h"
 #include "arbiter/client/client.h"
 #include "test_support.h"
+#include "testing/temp_dir.h"
 
 namespace arbiter::testing {
-
-/// A fresh path in the test's temporary directory: `name` inside a new
-/// directory made by mkdtemp, so that nothing an earlier run left behind
-/// (a journal under a reused process id, say) can be found there.
-inline std::string TempPath(const std::string& name) {
-  std::string dir = ::testing::TempDir() + "/arbiter-XXXXXX";
-  if (mkdtemp(dir.data()) == nullptr) ADD_FAILURE() << "mkdtemp failed for " << dir;
-  return dir + "/" + name;
-}
 
 inline void WriteFile(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);

@@ -129,7 +129,7 @@ class AuthTest : public ::testing::Test {
     WriteFile(token_file_, StandardTokens());
     server::ServerOptions options = TestServerOptions();
     options.access.token_file = token_file_;
-    options.data_dir = TempPath("journal");  // so that ExportJournal has something to export
+    options.data_dir = dir_.File("journal");  // so that ExportJournal has something to export
     server_ = std::make_unique<LiveServer>(options);
     admin_ = As(kAdmin);
     EXPECT_THAT(admin_->CreateWorld(SmallWorld("arena")), IsOk());
@@ -157,7 +157,8 @@ class AuthTest : public ::testing::Test {
     return out;
   }
 
-  const std::string token_file_ = TempPath("tokens.txt");
+  const TempDir dir_;
+  const std::string token_file_ = dir_.File("tokens.txt");
   std::unique_ptr<LiveServer> server_;
   std::unique_ptr<ArbiterClient> admin_;
 };
@@ -511,7 +512,8 @@ TEST_F(AuthTest, Reload_ReplacesTokens_AndABadFileKeepsTheOldOnes) {
 }
 
 TEST(AuthProcessTest, Sighup_ReloadsTheTokenFile_AndABadFileIsLoggedAndIgnored) {
-  const std::string tokens = TempPath("tokens.txt");
+  TempDir dir;
+  const std::string tokens = dir.File("tokens.txt");
   const std::string first = "first-token-aaaa";
   const std::string second = "second-token-bbbb";
   WriteFile(tokens, TokenLine(first, "admin", "*", "first"));
@@ -584,7 +586,8 @@ TEST(AuthProcessTest, LoopbackOpenAccess_StartsWithAWarning) {
 }
 
 TEST(AuthServerTest, NonLoopbackWithTokenFile_Starts_WarningOnlyAboutPlaintext) {
-  const std::string tokens = TempPath("tokens.txt");
+  TempDir dir;
+  const std::string tokens = dir.File("tokens.txt");
   WriteFile(tokens, TokenLine(kAdmin, "admin", "*"));
   server::ServerOptions options = TestServerOptions();
   options.listen = "0.0.0.0:0";
@@ -598,7 +601,7 @@ TEST(AuthServerTest, NonLoopbackWithTokenFile_Starts_WarningOnlyAboutPlaintext) 
   c.reset();
   (*s)->Shutdown(std::chrono::milliseconds(1000));
 
-  options.access.token_file = TempPath("missing.txt");
+  options.access.token_file = dir.File("missing.txt");
   EXPECT_THAT(server::ArbiterServer::Start(options), StatusIs(StatusCode::kNotFound, "cannot be opened"));
 }
 

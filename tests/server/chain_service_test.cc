@@ -7,16 +7,14 @@
 #include "arbiter/core/fixed_math.h"
 #include "arbiter/wire/convert.h"
 #include "test_support.h"
+#include "testing/numbers.h"
 
 namespace arbiter::testing {
 namespace {
 
-Fixed F(double v) { return Fixed::FromDouble(v); }
-Vec2 V(double x, double y) { return {F(x), F(y)}; }
-
 constexpr const char* kWorld = "chains";
 
-const std::vector<Vec2> kFloor = {V(10, 0), V(5, 1), V(0, 0), V(-5, 1), V(-10, 0)};
+const std::vector<Vec2> kFloor = {Vd(10, 0), Vd(5, 1), Vd(0, 0), Vd(-5, 1), Vd(-10, 0)};
 
 v1::Shape WireChain(const std::vector<Vec2>& points, bool loop) {
   v1::Shape s;
@@ -30,7 +28,7 @@ class ChainServiceTest : public ::testing::Test {
   void SetUp() override {
     v1::CreateWorldRequest request;
     request.set_world_id(kWorld);
-    *request.mutable_gravity() = WireVec(V(0, -10));
+    *request.mutable_gravity() = WireVec(Vd(0, -10));
     request.set_tick_hz(60);
     ASSERT_THAT(client().CreateWorld(request), IsOk());
   }
@@ -43,7 +41,7 @@ class ChainServiceTest : public ::testing::Test {
     *b = client::MakeBody(id, type, 0, 0, client::MakeCircle(0.5, 0, 5));
     v1::ShapeDef* s = b->add_shapes();
     *s->mutable_shape() = chain;
-    s->set_friction(F(0.25).raw());
+    s->set_friction(Fd(0.25).raw());
     s->set_user_tag(77);
     *b->add_shapes()->mutable_shape() = client::MakeCircle(0.5, 3, 5);
     return r;
@@ -67,25 +65,25 @@ TEST_F(ChainServiceTest, AddBodiesExpandsAChainLikeMakeChain) {
 
   // The replica: the same body built in process.
   WorldDef def;
-  def.gravity = V(0, -10);
+  def.gravity = Vd(0, -10);
   def.tick_hz = 60;
   def.max_bodies = TestServerOptions().registry.max_bodies_per_world;
   World replica(def);
   BodyDef body;
   body.id = 1;
   body.shapes.resize(1);
-  body.shapes[0].shape = Shape::FromCircle({V(0, 5), F(0.5)});
+  body.shapes[0].shape = Shape::FromCircle({Vd(0, 5), Fd(0.5)});
   std::vector<Shape> segments;
   ASSERT_EQ(MakeChain(kFloor, false, &segments), ShapeError::kOk);
   for (const Shape& s : segments) {
     ShapeDef sd;
     sd.shape = s;
-    sd.friction = F(0.25);
+    sd.friction = Fd(0.25);
     sd.user_tag = 77;
     body.shapes.push_back(sd);
   }
   body.shapes.emplace_back();
-  body.shapes.back().shape = Shape::FromCircle({V(3, 5), F(0.5)});
+  body.shapes.back().shape = Shape::FromCircle({Vd(3, 5), Fd(0.5)});
   ASSERT_TRUE(replica.AddBody(body).ok());
   EXPECT_EQ(Hash(), replica.StateHash());
 
@@ -123,11 +121,11 @@ TEST_F(ChainServiceTest, AddBodiesExpandsAChainLikeMakeChain) {
   }
 
   // Rays: from above the floor hits shape 3 ((0,0) -> (-5,1)), from below nothing.
-  absl::StatusOr<std::optional<CastHit>> down = client().CastRayClosest(kWorld, {V(-2.5, 3), V(0, -6), kFixedOne});
+  absl::StatusOr<std::optional<CastHit>> down = client().CastRayClosest(kWorld, {Vd(-2.5, 3), Vd(0, -6), kFixedOne});
   ASSERT_THAT(down, IsOk());
   ASSERT_TRUE(down->has_value());
   EXPECT_EQ((*down)->shape.shape_index, 3u);
-  absl::StatusOr<std::optional<CastHit>> up = client().CastRayClosest(kWorld, {V(-2.5, -3), V(0, 6), kFixedOne});
+  absl::StatusOr<std::optional<CastHit>> up = client().CastRayClosest(kWorld, {Vd(-2.5, -3), Vd(0, 6), kFixedOne});
   ASSERT_THAT(up, IsOk());
   EXPECT_FALSE(up->has_value());
 }
@@ -142,13 +140,13 @@ TEST_F(ChainServiceTest, BadChainsNameTheFieldAndChangeNothing) {
   const std::vector<Bad> bad = {
       {AddChainBody(2, v1::BODY_TYPE_DYNAMIC, WireChain(kFloor, false)), absl::StatusCode::kInvalidArgument,
        "bodies[0].shapes[1].chain_segment: a chain has no mass"},
-      {AddChainBody(2, v1::BODY_TYPE_STATIC, WireChain({V(0, 0)}, false)), absl::StatusCode::kInvalidArgument,
+      {AddChainBody(2, v1::BODY_TYPE_STATIC, WireChain({Vd(0, 0)}, false)), absl::StatusCode::kInvalidArgument,
        "bodies[0].shapes[1].shape.chain: a chain needs at least 2 points"},
-      {AddChainBody(2, v1::BODY_TYPE_STATIC, WireChain({V(0, 0), V(1, 0), V(1, 0)}, false)),
+      {AddChainBody(2, v1::BODY_TYPE_STATIC, WireChain({Vd(0, 0), Vd(1, 0), Vd(1, 0)}, false)),
        absl::StatusCode::kInvalidArgument, "bodies[0].shapes[1].shape.chain: duplicate consecutive vertices"},
-      {AddChainBody(2, v1::BODY_TYPE_STATIC, WireChain({V(0, 0), V(1e8, 0)}, true)), absl::StatusCode::kInvalidArgument,
+      {AddChainBody(2, v1::BODY_TYPE_STATIC, WireChain({Vd(0, 0), Vd(1e8, 0)}, true)), absl::StatusCode::kInvalidArgument,
        "shape.chain: a chain needs at least 2 points (3 for a loop)"},
-      {AddChainBody(2, v1::BODY_TYPE_STATIC, WireChain({V(0, 0), V(1e8, 0)}, false)), absl::StatusCode::kOutOfRange,
+      {AddChainBody(2, v1::BODY_TYPE_STATIC, WireChain({Vd(0, 0), Vd(1e8, 0)}, false)), absl::StatusCode::kOutOfRange,
        "bodies[0].shapes[1].shape.chain: coordinate or radius beyond"},
   };
   for (const Bad& b : bad) {

@@ -10,8 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "server_process.h"
-#include "temp_dir.h"
 #include "test_support.h"
+#include "testing/temp_dir.h"
 
 namespace arbiter::testing {
 namespace {

@@ -12,6 +12,7 @@
 
 #include "arbiter/scene/scene.h"
 #include "test_support.h"
+#include "testing/numbers.h"
 
 namespace arbiter::testing {
 namespace {
@@ -28,8 +29,6 @@ struct Recorded {
   v1::OverlapResponse overlap;
   bool is_overlap = false;
 };
-
-Vec2 V(double x, double y) { return {Fixed::FromDouble(x), Fixed::FromDouble(y)}; }
 
 TEST(ConcurrencyTest, QueriesDuringSteps_MatchTheTickTheyName) {
   scene::Scene rain;
@@ -67,7 +66,7 @@ TEST(ConcurrencyTest, QueriesDuringSteps_MatchTheTickTheyName) {
           request.set_world_id("rain");
           for (int i = 0; i < 16; ++i) {
             const double cx = x(rng), cy = y(rng);
-            r.boxes.push_back({V(cx - 4, cy - 4), V(cx + 4, cy + 4)});
+            r.boxes.push_back({Vd(cx - 4, cy - 4), Vd(cx + 4, cy + 4)});
             *request.add_queries() = client::MakeAabbQuery(cx - 4, cy - 4, cx + 4, cy + 4);
           }
           absl::StatusOr<v1::OverlapResponse> reply = c->Overlap(request);
@@ -83,7 +82,7 @@ TEST(ConcurrencyTest, QueriesDuringSteps_MatchTheTickTheyName) {
           r.mode = call % 3 == 0 ? v1::CAST_MODE_CLOSEST : v1::CAST_MODE_ALL;
           request.set_mode(r.mode);
           for (int i = 0; i < kRaysPerCall; ++i) {
-            const RayCastInput ray{V(x(rng), y(rng)), V(d(rng), d(rng)), kFixedOne};
+            const RayCastInput ray{Vd(x(rng), y(rng)), Vd(d(rng), d(rng)), kFixedOne};
             r.rays.push_back(ray);
             *request.add_rays() = WireRay(ray);
           }

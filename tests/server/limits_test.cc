@@ -30,8 +30,9 @@ v1::GetStateHashRequest HashOf(const std::string& world) {
 
 
 /// A server with tokens "admin" (admin), "a" and "b" (writers), and the given limits.
-server::ServerOptions WithTokens(const server::RateLimits& limits) {
-  const std::string tokens = TempPath("tokens.txt");
+/// The token file is written into `dir`, which outlives the server.
+server::ServerOptions WithTokens(const TempDir& dir, const server::RateLimits& limits) {
+  const std::string tokens = dir.File("tokens.txt");
   WriteFile(tokens, TokenLine("admin", "admin", "*") + TokenLine("a", "writer", "*", "client-a") +
                         TokenLine("b", "writer", "*", "client-b"));
   server::ServerOptions options = TestServerOptions();
@@ -44,7 +45,8 @@ TEST(CallerLimitsTest, RateLimit_PerToken_RefusesPastTheBurst_AndChangesNothing)
   server::RateLimits limits;
   limits.requests_per_second = 0.001;  // no refill within any test run
   limits.burst = 4;
-  LiveServer server(WithTokens(limits));
+  TempDir dir;
+  LiveServer server(WithTokens(dir, limits));
   std::unique_ptr<ArbiterClient> admin = ClientWithToken(server.address(), "admin");
   std::unique_ptr<ArbiterClient> a = ClientWithToken(server.address(), "a");
   std::unique_ptr<ArbiterClient> b = ClientWithToken(server.address(), "b");
@@ -105,7 +107,8 @@ TEST(CallerLimitsTest, RateLimit_UnderOpenAccess_IsPerConnection) {
 TEST(CallerLimitsTest, CallsInFlight_PerToken_StreamsHoldASlotUntilTheyEnd) {
   server::RateLimits limits;
   limits.max_calls_in_flight = 2;
-  LiveServer server(WithTokens(limits));
+  TempDir dir;
+  LiveServer server(WithTokens(dir, limits));
   std::unique_ptr<ArbiterClient> admin = ClientWithToken(server.address(), "admin");
   std::unique_ptr<ArbiterClient> a = ClientWithToken(server.address(), "a");
   ASSERT_THAT(admin->CreateWorld(SmallWorld("w")), IsOk());
@@ -186,7 +189,8 @@ TEST(CallerLimitsTest, GreedyClient_DoesNotStarveAPoliteOne) {
   limits.requests_per_second = 200;
   limits.burst = 20;
   limits.max_calls_in_flight = 4;
-  LiveServer server(WithTokens(limits));
+  TempDir dir;
+  LiveServer server(WithTokens(dir, limits));
   std::unique_ptr<ArbiterClient> admin = ClientWithToken(server.address(), "admin");
   ASSERT_THAT(admin->CreateWorld(SmallWorld("w")), IsOk());
   std::unique_ptr<ArbiterClient> greedy = ClientWithToken(server.address(), "a");

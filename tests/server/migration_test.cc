@@ -12,8 +12,8 @@
 #include "auth_support.h"
 #include "journal/journal.h"
 #include "match_script.h"
-#include "temp_dir.h"
 #include "test_support.h"
+#include "testing/temp_dir.h"
 
 namespace arbiter::testing {
 namespace {

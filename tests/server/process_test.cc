@@ -11,8 +11,9 @@
 
 #include "arbiter/scene/scene.h"
 #include "server_process.h"
-#include "temp_dir.h"
 #include "test_support.h"
+#include "testing/numbers.h"
+#include "testing/temp_dir.h"
 
 namespace arbiter::testing {
 namespace {
@@ -30,8 +31,6 @@ std::string Hex(uint64_t v) {
   std::snprintf(buf, sizeof(buf), "0x%016llx", static_cast<unsigned long long>(v));
   return buf;
 }
-
-Vec2 V(double x, double y) { return {Fixed::FromDouble(x), Fixed::FromDouble(y)}; }
 
 TEST(ProcessTest, Cli_AgainstServerProcess_AnswersAsTheCore) {
   const std::string scenes = ARBITER_SCENES_DIR;
@@ -59,7 +58,7 @@ TEST(ProcessTest, Cli_AgainstServerProcess_AnswersAsTheCore) {
   CliResult ray = RunCli("ray --world demo 0 10 0 -20 --json" + at);
   ASSERT_EQ(ray.exit_code, 0);
   Json r = ParseJson(ray);
-  const std::optional<CastHit> core = replica.CastRayClosest({V(0, 10), V(0, -20), kFixedOne});
+  const std::optional<CastHit> core = replica.CastRayClosest({Vd(0, 10), Vd(0, -20), kFixedOne});
   ASSERT_TRUE(core.has_value());
   ASSERT_EQ(r["hits"].size(), 1u);
   EXPECT_EQ(r["hits"][0]["body_id"], core->shape.body_id);
@@ -69,13 +68,13 @@ TEST(ProcessTest, Cli_AgainstServerProcess_AnswersAsTheCore) {
 
   CliResult overlap = RunCli("overlap circle -20 1 2 --json" + at);
   ASSERT_EQ(overlap.exit_code, 0);
-  const std::vector<ShapeRef> shapes = replica.OverlapShape(Shape::FromCircle({Vec2{}, Fixed::FromInt(2)}), {V(-20, 1), kRotIdentity});
+  const std::vector<ShapeRef> shapes = replica.OverlapShape(Shape::FromCircle({Vec2{}, Fixed::FromInt(2)}), {Vd(-20, 1), kRotIdentity});
   ASSERT_EQ(ParseJson(overlap)["shapes"].size(), shapes.size());
 
   CliResult sweep = RunCli("sweep -30 20 0.5 0 -30 --json" + at);
   ASSERT_EQ(sweep.exit_code, 0);
   const std::optional<CastHit> swept =
-      replica.CastShapeClosest(Shape::FromCircle({Vec2{}, Fixed::FromDouble(0.5)}), {V(-30, 20), kRotIdentity}, V(0, -30));
+      replica.CastShapeClosest(Shape::FromCircle({Vec2{}, Fixed::FromDouble(0.5)}), {Vd(-30, 20), kRotIdentity}, Vd(0, -30));
   ASSERT_TRUE(swept.has_value());
   EXPECT_EQ(ParseJson(sweep)["hits"][0]["raw"]["fraction"], swept->fraction.raw());
 
@@ -89,7 +88,8 @@ TEST(ProcessTest, Cli_AgainstServerProcess_AnswersAsTheCore) {
   EXPECT_EQ(hash["state_hash"], Hex(replica.StateHash()));
 
   // Snapshot, step on, restore: back to tick 150.
-  const std::string file = ::testing::TempDir() + "/demo.snapshot";
+  TempDir dir;
+  const std::string file = dir.File("demo.snapshot");
   ASSERT_EQ(RunCli("snapshot " + file + at).exit_code, 0);
   ASSERT_EQ(RunCli("step 10" + at).exit_code, 0);
   // --yes: restoring over a world with bodies asks first (stdin is no terminal here).

@@ -15,8 +15,8 @@
 #include "journal/journal.h"
 #include "match_script.h"
 #include "server_process.h"
-#include "temp_dir.h"
 #include "test_support.h"
+#include "testing/temp_dir.h"
 
 namespace arbiter::testing {
 namespace {

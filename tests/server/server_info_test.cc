@@ -61,7 +61,8 @@ TEST(ServerInfoTest, Batch_OneOverTheAdvertisedMaxBatch_IsRefused) {
 }
 
 TEST(ServerInfoTest, WithTokens_NeedsAnyToken_AndSaysSo) {
-  const std::string tokens = TempPath("tokens");
+  TempDir dir;
+  const std::string tokens = dir.File("tokens");
   WriteFile(tokens, TokenLine("reader-secret", "reader", "some-world"));
   ServerProcess server({"--token_file=" + tokens});
   ASSERT_GT(server.port(), 0) << server.first_line();

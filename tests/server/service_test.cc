@@ -11,16 +11,14 @@
 #include "arbiter/scene/scene.h"
 #include "arbiter/wire/convert.h"
 #include "test_support.h"
+#include "testing/numbers.h"
 
 namespace arbiter::testing {
 namespace {
 
-Vec2 V(double x, double y) { return {Fixed::FromDouble(x), Fixed::FromDouble(y)}; }
-Fixed F(double v) { return Fixed::FromDouble(v); }
-
 Shape BoxShape(double hw, double hh) {
   Polygon p;
-  EXPECT_EQ(MakeBox(F(hw), F(hh), &p), ShapeError::kOk);
+  EXPECT_EQ(MakeBox(Fd(hw), Fd(hh), &p), ShapeError::kOk);
   return Shape::FromPolygon(p);
 }
 
@@ -42,22 +40,22 @@ BodyDef Body(uint64_t id, BodyType type, Vec2 position, std::vector<Shape> shape
 /// body with two shapes.
 std::vector<BodyDef> SmallWorldBodies() {
   std::vector<BodyDef> bodies;
-  bodies.push_back(Body(1, BodyType::kStatic, V(0, -1), {BoxShape(40, 1)}));
-  bodies.push_back(Body(2, BodyType::kStatic, V(-10, 5), {Shape::FromCircle({V(0, 0), F(1)})}));
-  bodies.push_back(Body(3, BodyType::kDynamic, V(0, 5), {BoxShape(1, 1)}));
-  BodyDef capsule = Body(4, BodyType::kKinematic, V(10, 3), {Shape::FromCapsule({V(-1, 0), V(1, 0), F(0.5)})});
-  capsule.linear_velocity = V(1, 0);
+  bodies.push_back(Body(1, BodyType::kStatic, Vd(0, -1), {BoxShape(40, 1)}));
+  bodies.push_back(Body(2, BodyType::kStatic, Vd(-10, 5), {Shape::FromCircle({Vd(0, 0), Fd(1)})}));
+  bodies.push_back(Body(3, BodyType::kDynamic, Vd(0, 5), {BoxShape(1, 1)}));
+  BodyDef capsule = Body(4, BodyType::kKinematic, Vd(10, 3), {Shape::FromCapsule({Vd(-1, 0), Vd(1, 0), Fd(0.5)})});
+  capsule.linear_velocity = Vd(1, 0);
   bodies.push_back(capsule);
-  BodyDef sensor = Body(5, BodyType::kStatic, V(20, 0), {Shape::FromCircle({V(0, 0), F(2)})});
+  BodyDef sensor = Body(5, BodyType::kStatic, Vd(20, 0), {Shape::FromCircle({Vd(0, 0), Fd(2)})});
   sensor.shapes[0].is_sensor = true;
   bodies.push_back(sensor);
-  bodies.push_back(Body(6, BodyType::kDynamic, V(20, 4), {Shape::FromCircle({V(0, 0), F(0.5)})}));
+  bodies.push_back(Body(6, BodyType::kDynamic, Vd(20, 4), {Shape::FromCircle({Vd(0, 0), Fd(0.5)})}));
   Polygon triangle;
-  const Vec2 points[] = {V(-2, 0), V(2, 0), V(0, 2)};
+  const Vec2 points[] = {Vd(-2, 0), Vd(2, 0), Vd(0, 2)};
   EXPECT_EQ(MakePolygon(points, kFixedZero, &triangle), ShapeError::kOk);
-  bodies.push_back(Body(7, BodyType::kStatic, V(-20, 0), {Shape::FromPolygon(triangle)}));
-  BodyDef pair = Body(8, BodyType::kStatic, V(30, 5),
-                      {Shape::FromCircle({V(-1, 0), F(0.75)}), Shape::FromSegment({V(1, -1), V(1, 1)})});
+  bodies.push_back(Body(7, BodyType::kStatic, Vd(-20, 0), {Shape::FromPolygon(triangle)}));
+  BodyDef pair = Body(8, BodyType::kStatic, Vd(30, 5),
+                      {Shape::FromCircle({Vd(-1, 0), Fd(0.75)}), Shape::FromSegment({Vd(1, -1), Vd(1, 1)})});
   pair.shapes[1].filter.category_bits = 2;
   bodies.push_back(pair);
   return bodies;
@@ -71,7 +69,7 @@ class ServiceTest : public ::testing::Test {
   /// in-process replica built from the same definitions.
   World CreateSmallWorld(const std::string& id) {
     WorldDef def;
-    def.gravity = V(0, -10);
+    def.gravity = Vd(0, -10);
     def.tick_hz = 60;
     def.max_bodies = TestServerOptions().registry.max_bodies_per_world;
     World replica(def);
@@ -126,7 +124,7 @@ TEST_F(ServiceTest, CreateWorld_ListDescribeDelete) {
   absl::StatusOr<v1::DescribeWorldResponse> info = client().DescribeWorld(describe);
   ASSERT_THAT(info, IsOk());
   EXPECT_EQ(info->world().state_hash(), replica.StateHash());
-  EXPECT_EQ(info->world().gravity().y(), F(-10).raw());
+  EXPECT_EQ(info->world().gravity().y(), Fd(-10).raw());
   EXPECT_EQ(info->world().max_bodies(), 20000u);
   ASSERT_EQ(info->bodies_size(), 8);
   for (const v1::BodyState& b : info->bodies()) {
@@ -159,7 +157,7 @@ TEST_F(ServiceTest, CreateWorld_FromSceneDirectory_MatchesInProcessLoad) {
   ASSERT_TRUE(replica.AddBodies(loaded.bodies).ok());
   EXPECT_EQ(reply->world().state_hash(), replica.StateHash());
   EXPECT_EQ(reply->world().body_count(), loaded.bodies.size());
-  EXPECT_EQ(reply->world().gravity().y(), F(-10).raw());
+  EXPECT_EQ(reply->world().gravity().y(), Fd(-10).raw());
 }
 
 // ---- Validation: every rule, and nothing changes ---------------------------------------------
@@ -400,7 +398,7 @@ TEST_F(ServiceTest, AddRemoveUpdateBodies_MatchInProcess) {
 
   v1::AddBodiesRequest add;
   add.set_world_id(kWorld);
-  const BodyDef extra = Body(50, BodyType::kDynamic, V(-5, 12), {Shape::FromCircle({V(0, 0), F(0.25)})});
+  const BodyDef extra = Body(50, BodyType::kDynamic, Vd(-5, 12), {Shape::FromCircle({Vd(0, 0), Fd(0.25)})});
   wire::ToProto(extra, add.add_bodies());
   absl::StatusOr<v1::AddBodiesResponse> added = client().AddBodies(add);
   ASSERT_THAT(added, IsOk());
@@ -414,7 +412,7 @@ TEST_F(ServiceTest, AddRemoveUpdateBodies_MatchInProcess) {
   u->set_body_id(3);
   *u->mutable_transform() = client::MakeTransform(1.5, 6, 0.25);
   *u->mutable_velocity()->mutable_linear() = client::MakeVec2(3, -1);
-  u->mutable_velocity()->set_angular(F(0.5).raw());
+  u->mutable_velocity()->set_angular(Fd(0.5).raw());
   v1::BodyUpdate* f = update.add_updates();
   f->set_body_id(8);
   v1::ShapeFilterUpdate* filter = f->add_filters();
@@ -423,8 +421,8 @@ TEST_F(ServiceTest, AddRemoveUpdateBodies_MatchInProcess) {
   filter->mutable_filter()->set_mask_bits(5);
   filter->mutable_filter()->set_group_index(-2);
   ASSERT_THAT(client().UpdateBodies(update), IsOk());
-  ASSERT_TRUE(replica.SetBodyTransform(3, {V(1.5, 6), MakeRot(F(0.25))}).ok());
-  ASSERT_TRUE(replica.SetBodyVelocity(3, V(3, -1), F(0.5)).ok());
+  ASSERT_TRUE(replica.SetBodyTransform(3, {Vd(1.5, 6), MakeRot(Fd(0.25))}).ok());
+  ASSERT_TRUE(replica.SetBodyVelocity(3, Vd(3, -1), Fd(0.5)).ok());
   ASSERT_TRUE(replica.SetShapeFilter(8, 1, Filter{4, 5, -2}).ok());
   EXPECT_EQ(TickAndHash(kWorld).second, replica.StateHash());
 
@@ -446,11 +444,11 @@ std::vector<RayCastInput> SmallWorldRays() {
   std::vector<RayCastInput> rays;
   for (int i = 0; i <= 60; ++i) {
     const double x = -30 + i;
-    rays.push_back({V(x, 12), V(0.5, -20), kFixedOne});    // downward fan
-    rays.push_back({V(-40, 0.25 * i - 2), V(80, 0.5), kFixedOne});  // sideways through everything
+    rays.push_back({Vd(x, 12), Vd(0.5, -20), kFixedOne});    // downward fan
+    rays.push_back({Vd(-40, 0.25 * i - 2), Vd(80, 0.5), kFixedOne});  // sideways through everything
   }
-  rays.push_back({V(0, 5), V(1, 0), kFixedOne});  // starts inside body 3
-  rays.push_back({V(0, 30), V(0, -40), F(0.25)}); // stops short
+  rays.push_back({Vd(0, 5), Vd(1, 0), kFixedOne});  // starts inside body 3
+  rays.push_back({Vd(0, 30), Vd(0, -40), Fd(0.25)}); // stops short
   return rays;
 }
 
@@ -588,12 +586,12 @@ TEST_F(ServiceTest, Overlap_PointsBoxesShapes_MatchCore) {
   for (int i = 0; i < 30; ++i) {
     const double x = -32 + 2.2 * i, y = (i % 5) - 0.5;
     *request.add_queries() = client::MakePointQuery(x, y);
-    expected.push_back([&replica, &filter, x, y] { return replica.OverlapPoint(V(x, y), filter); });
+    expected.push_back([&replica, &filter, x, y] { return replica.OverlapPoint(Vd(x, y), filter); });
     *request.add_queries() = client::MakeAabbQuery(x - 1, y - 1, x + 1.5, y + 6);
-    expected.push_back([&replica, &filter, x, y] { return replica.OverlapAabb({V(x - 1, y - 1), V(x + 1.5, y + 6)}, filter); });
+    expected.push_back([&replica, &filter, x, y] { return replica.OverlapAabb({Vd(x - 1, y - 1), Vd(x + 1.5, y + 6)}, filter); });
     *request.add_queries() = client::MakeShapeQuery(client::MakeBox(1.5, 0.5), client::MakeTransform(x, y + 2, 0.3));
     expected.push_back([&replica, &filter, x, y] {
-      return replica.OverlapShape(BoxShape(1.5, 0.5), {V(x, y + 2), MakeRot(F(0.3))}, filter);
+      return replica.OverlapShape(BoxShape(1.5, 0.5), {Vd(x, y + 2), MakeRot(Fd(0.3))}, filter);
     });
   }
   absl::StatusOr<v1::OverlapResponse> reply = client().Overlap(request);
@@ -610,7 +608,7 @@ TEST_F(ServiceTest, Overlap_PointsBoxesShapes_MatchCore) {
 
 TEST_F(ServiceTest, CastShapes_ClosestAllAny_MatchCore) {
   World replica = CreateSmallWorld(kWorld);
-  const Shape disk = Shape::FromCircle({V(0, 0), F(0.5)});
+  const Shape disk = Shape::FromCircle({Vd(0, 0), Fd(0.5)});
   for (v1::CastMode mode : {v1::CAST_MODE_CLOSEST, v1::CAST_MODE_ALL, v1::CAST_MODE_ANY}) {
     SCOPED_TRACE(v1::CastMode_Name(mode));
     v1::CastShapesRequest request;
@@ -618,7 +616,7 @@ TEST_F(ServiceTest, CastShapes_ClosestAllAny_MatchCore) {
     request.set_mode(mode);
     std::vector<std::pair<Vec2, Vec2>> casts;
     for (int i = 0; i < 30; ++i) {
-      casts.emplace_back(V(-31 + 2 * i, 15), V(0.25 * i - 3, -25));
+      casts.emplace_back(Vd(-31 + 2 * i, 15), Vd(0.25 * i - 3, -25));
       *request.add_casts() = client::MakeShapeCast(client::MakeCircle(0.5), client::MakeTransform(-31 + 2 * i, 15),
                                                    0.25 * i - 3, -25);
     }
@@ -675,14 +673,14 @@ TEST_F(ServiceTest, Step_CommandsAtTickBoundaries_MatchInProcessTickByTick) {
   size_t events = 0;
   for (uint32_t t = 0; t < 90; ++t) {
     if (t == 0) {
-      ASSERT_TRUE(replica.SetBodyVelocity(3, V(2, 0), kFixedZero).ok());
+      ASSERT_TRUE(replica.SetBodyVelocity(3, Vd(2, 0), kFixedZero).ok());
     }
     if (t == 25) {
-      ASSERT_TRUE(replica.SetBodyTransform(4, {V(12, 3.5), kRotIdentity}).ok());
+      ASSERT_TRUE(replica.SetBodyTransform(4, {Vd(12, 3.5), kRotIdentity}).ok());
     }
     if (t == 40) {
-      ASSERT_TRUE(replica.SetBodyVelocity(6, V(0, 8), kFixedZero).ok());
-      ASSERT_TRUE(replica.SetBodyVelocity(6, V(-1, 9), kFixedZero).ok());
+      ASSERT_TRUE(replica.SetBodyVelocity(6, Vd(0, 8), kFixedZero).ok());
+      ASSERT_TRUE(replica.SetBodyVelocity(6, Vd(-1, 9), kFixedZero).ok());
     }
     TickEvents core;
     replica.Step(&core);
@@ -835,7 +833,7 @@ TEST_F(ServiceTest, ExpectedTick_EveryChange_RefusedAtAnotherTick_AndAStepResent
   EXPECT_THAT(client().Step(step), StatusIs(absl::StatusCode::kFailedPrecondition, refused));
   v1::AddBodiesRequest add;
   add.set_world_id(kWorld);
-  wire::ToProto(Body(50, BodyType::kDynamic, V(0, 20), {BoxShape(1, 1)}), add.add_bodies());
+  wire::ToProto(Body(50, BodyType::kDynamic, Vd(0, 20), {BoxShape(1, 1)}), add.add_bodies());
   add.set_expected_tick(4);
   EXPECT_THAT(client().AddBodies(add), StatusIs(absl::StatusCode::kFailedPrecondition, refused));
   v1::RemoveBodiesRequest remove;
@@ -847,7 +845,7 @@ TEST_F(ServiceTest, ExpectedTick_EveryChange_RefusedAtAnotherTick_AndAStepResent
   update.set_world_id(kWorld);
   v1::BodyUpdate* u = update.add_updates();
   u->set_body_id(3);
-  *u->mutable_transform()->mutable_position() = WireVec(V(1, 7));
+  *u->mutable_transform()->mutable_position() = WireVec(Vd(1, 7));
   update.set_expected_tick(4);
   EXPECT_THAT(client().UpdateBodies(update), StatusIs(absl::StatusCode::kFailedPrecondition, refused));
   v1::RestoreRequest restore;

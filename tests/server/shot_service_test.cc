@@ -3,8 +3,8 @@
 // verdict with its evidence, once per shot, the rewind caps of the request,
 // the server and a token, and errors that name the field and change nothing.
 #include "auth_support.h"
-#include "temp_dir.h"
 #include "test_support.h"
+#include "testing/temp_dir.h"
 
 namespace arbiter::testing {
 namespace {

@@ -1,6 +1,6 @@
 // Shared pieces of the server tests: a real server on a free loopback port,
-// a client connected to it, status matchers (Abseil 20220623 has none) and
-// comparisons of wire results with in-process core results, field by field
+// a client connected to it, the status matchers (testing/status_matchers.h)
+// and comparisons of wire results with in-process core results, field by field
 // on raw values (never through the conversion code under test).
 #pragma once
 
@@ -18,6 +18,7 @@
 #include "arbiter/client/client.h"
 #include "arbiter/core/world.h"
 #include "service/server.h"
+#include "testing/status_matchers.h"
 
 namespace arbiter::testing {
 
@@ -74,30 +75,6 @@ inline std::pair<int64_t, uint64_t> WorldTickAndHash(client::ArbiterClient& clie
   absl::StatusOr<v1::GetStateHashResponse> reply = client.GetStateHash(request);
   EXPECT_TRUE(reply.ok()) << reply.status();
   return reply.ok() ? std::make_pair(reply->tick(), reply->state_hash()) : std::make_pair(int64_t{-1}, uint64_t{0});
-}
-
-// ---- Status matchers ------------------------------------------------------------------
-
-inline absl::Status StatusOf(const absl::Status& s) { return s; }
-template <class T>
-absl::Status StatusOf(const absl::StatusOr<T>& s) {
-  return s.status();
-}
-
-/// Matches an OK Status or StatusOr.
-MATCHER(IsOk, "is OK") {
-  const absl::Status s = StatusOf(arg);
-  if (s.ok()) return true;
-  *result_listener << "status " << s;
-  return false;
-}
-
-/// Matches a Status or StatusOr with `code` whose message contains `text`.
-MATCHER_P2(StatusIs, code, text, "has code " + absl::StatusCodeToString(code) + " and message containing '" + text + "'") {
-  const absl::Status s = StatusOf(arg);
-  if (s.code() == code && std::string(s.message()).find(text) != std::string::npos) return true;
-  *result_listener << "status " << s;
-  return false;
 }
 
 // ---- Comparing wire results with core results, raw value by raw value -------------------

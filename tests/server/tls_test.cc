@@ -20,8 +20,8 @@ using client::ArbiterClient;
 class TlsTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new std::string(TempPath("tls"));
-    mkdir(dir_->c_str(), 0700);
+    temp_ = new TempDir("arbiter-tls-");
+    dir_ = new std::string(temp_->path());
     const std::string ec = " -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes";
     const std::string ca_ext = " -addext basicConstraints=critical,CA:TRUE -addext keyUsage=critical,keyCertSign,cRLSign";
     auto issue = [&](const std::string& name, const std::string& cn, const std::string& ca, const std::string& ext) {
@@ -39,7 +39,10 @@ class TlsTest : public ::testing::Test {
         issue("stranger", "stranger", "other-ca", "extendedKeyUsage=clientAuth\\n") + ") > openssl.log 2>&1";
     ok_ = std::system(script.c_str()) == 0;
   }
-  static void TearDownTestSuite() { delete dir_; }
+  static void TearDownTestSuite() {
+    delete dir_;
+    delete temp_;
+  }
 
   void SetUp() override { ASSERT_TRUE(ok_) << "openssl failed; see " << *dir_ << "/openssl.log"; }
 
@@ -67,10 +70,12 @@ class TlsTest : public ::testing::Test {
     return ArbiterClient::Connect(target, options);
   }
 
+  static TempDir* temp_;
   static std::string* dir_;
   static bool ok_;
 };
 
+TempDir* TlsTest::temp_ = nullptr;
 std::string* TlsTest::dir_ = nullptr;
 bool TlsTest::ok_ = false;
 
@@ -122,7 +127,8 @@ TEST_F(TlsTest, RequiredClientCertificate_IsChecked) {
 }
 
 TEST_F(TlsTest, TokensTravelOverTls) {
-  const std::string tokens = TempPath("tokens.txt");
+  TempDir dir;
+  const std::string tokens = dir.File("tokens.txt");
   WriteFile(tokens, TokenLine("tls-admin", "admin", "*"));
   server::ServerOptions options = TlsServer();
   options.access.token_file = tokens;
@@ -148,9 +154,10 @@ TEST_F(TlsTest, BadTlsSettings_AreRefusedAtStart) {
 }
 
 TEST_F(TlsTest, ServerProcessAndCli_WithTlsClientCertificatesAndTokens) {
-  const std::string tokens = TempPath("tokens.txt");
+  TempDir dir;
+  const std::string tokens = dir.File("tokens.txt");
   WriteFile(tokens, TokenLine("cli-admin", "admin", "*"));
-  const std::string token_file = TempPath("token");
+  const std::string token_file = dir.File("token");
   WriteFile(token_file, "cli-admin\n");
   ServerProcess server({"--token_file=" + tokens, "--tls_cert=" + File("server.crt"), "--tls_key=" + File("server.key"),
                         "--tls_client_ca=" + File("ca.crt"),

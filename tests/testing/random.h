@@ -39,4 +39,10 @@ class SplitMix64 {
   uint64_t state_;
 };
 
+/// Uniform in [lo, hi): lo + (hi - lo) x the top 53 bits of Next() (test
+/// inputs in world units; never on a path of the core).
+inline double UniformD(SplitMix64& rng, double lo, double hi) {
+  return lo + (hi - lo) * static_cast<double>(rng.Next() >> 11) * 0x1p-53;
+}
+
 }  // namespace arbiter::testing

@@ -10,6 +10,7 @@
 #include "arbiter/core/collision.h"
 #include "arbiter/core/fixed_math.h"
 #include "arbiter/core/world.h"
+#include "testing/numbers.h"
 #include "testing/random.h"
 
 namespace arbiter::testing {
@@ -19,7 +20,7 @@ namespace arbiter::testing {
 /// A body with one box shape of half extents hx x hy (default material).
 inline BodyDef BoxBody(uint64_t id, BodyType type, Vec2 position, double hx, double hy, Rot q = kRotIdentity) {
   Polygon box;
-  (void)MakeBox(Fixed::FromDouble(hx), Fixed::FromDouble(hy), &box);
+  (void)MakeBox(Fd(hx), Fd(hy), &box);
   BodyDef def;
   def.id = id;
   def.type = type;
@@ -36,46 +37,45 @@ inline BodyDef DiskBody(uint64_t id, BodyType type, Vec2 position, double r) {
   def.type = type;
   def.transform.p = position;
   def.shapes.push_back(ShapeDef{});
-  def.shapes[0].shape = Shape::FromCircle({Vec2{}, Fixed::FromDouble(r)});
+  def.shapes[0].shape = Shape::FromCircle({Vec2{}, Fd(r)});
   return def;
 }
 
 inline BodyDef RandomBody(SplitMix64& rng, uint64_t id, double extent) {
-  auto f = [](double d) { return Fixed::FromDouble(d); };
   auto unit = [&rng]() { return rng.Unit(); };
   BodyDef def;
   def.id = id;
   def.type = static_cast<BodyType>(rng.Next() % 3);
-  def.transform = {{f((unit() * 2 - 1) * extent), f((unit() * 2 - 1) * extent)}, MakeRot(f(unit() * 6.28))};
-  if (def.type != BodyType::kStatic) def.linear_velocity = {f(unit() * 4 - 2), f(unit() * 4 - 2)};
+  def.transform = {{Fd((unit() * 2 - 1) * extent), Fd((unit() * 2 - 1) * extent)}, MakeRot(Fd(unit() * 6.28))};
+  if (def.type != BodyType::kStatic) def.linear_velocity = {Fd(unit() * 4 - 2), Fd(unit() * 4 - 2)};
   const int shapes = 1 + static_cast<int>(rng.Next() % 3);
   for (int i = 0; i < shapes; ++i) {
     ShapeDef sd;
-    const Vec2 offset{f(unit() * 4 - 2), f(unit() * 4 - 2)};
+    const Vec2 offset{Fd(unit() * 4 - 2), Fd(unit() * 4 - 2)};
     switch (rng.Next() % 4) {
       case 0:
-        sd.shape = Shape::FromCircle({offset, f(0.1 + unit() * 3)});
+        sd.shape = Shape::FromCircle({offset, Fd(0.1 + unit() * 3)});
         break;
       case 1:
-        sd.shape = Shape::FromCapsule({offset, offset + Vec2{f(unit() * 4 + 0.1), f(unit() * 2)}, f(0.1 + unit())});
+        sd.shape = Shape::FromCapsule({offset, offset + Vec2{Fd(unit() * 4 + 0.1), Fd(unit() * 2)}, Fd(0.1 + unit())});
         break;
       case 2:
-        sd.shape = Shape::FromSegment({offset, offset + Vec2{f(unit() * 6 - 3), f(unit() * 6 + 0.1)}});
+        sd.shape = Shape::FromSegment({offset, offset + Vec2{Fd(unit() * 6 - 3), Fd(unit() * 6 + 0.1)}});
         break;
       default: {
         Polygon polygon;
         if (rng.Bool()) {
-          (void)MakeOffsetBox(f(0.1 + unit() * 3), f(0.1 + unit() * 3), offset, MakeRot(f(unit() * 3)), &polygon);
+          (void)MakeOffsetBox(Fd(0.1 + unit() * 3), Fd(0.1 + unit() * 3), offset, MakeRot(Fd(unit() * 3)), &polygon);
         } else {
           // A regular n-gon, slightly rounded half the time.
           const int n = 3 + static_cast<int>(rng.Next() % 6);
           const double r = 0.5 + unit() * 3;
           std::vector<Vec2> points;
           for (int k = 0; k < n; ++k) {
-            const Rot q = MakeRot(f(6.283185307179586 * k / n));
-            points.push_back(offset + Vec2{f(r) * q.c, f(r) * q.s});
+            const Rot q = MakeRot(Fd(6.283185307179586 * k / n));
+            points.push_back(offset + Vec2{Fd(r) * q.c, Fd(r) * q.s});
           }
-          (void)MakePolygon(points, rng.Bool() ? f(unit() * 0.5) : kFixedZero, &polygon);
+          (void)MakePolygon(points, rng.Bool() ? Fd(unit() * 0.5) : kFixedZero, &polygon);
         }
         sd.shape = Shape::FromPolygon(polygon);
         break;

@@ -1,16 +1,21 @@
-"""`pip install ./client/python` from a clean environment: a fresh venv (with
-Debian's grpcio and protobuf as its system site packages), no PYTHONPATH, no
-package index, run outside the repository. The installed package, with the
-stubs its build generated, runs the documented first program against a live
-server as test_readme.py runs it from the build tree."""
+"""`pip install ./client/python` from a clean environment (CTest's
+python_client.pip_install): docs/clients.md's install commands (the
+python-install snippet) run as they stand with bash, from the root of a tree
+laid out as the repository is (a copy of client/python, without its tests,
+and of proto/) outside the repository, with no PYTHONPATH and no package
+index. The fresh venv they make (Debian's grpcio and protobuf as its system
+site packages) then runs the documented first program against a live server,
+with the package and the stubs its build generated, and uninstalls it."""
 
 import os
 import re
+import shutil
 import subprocess
 
-from test_readme import snippet
+from snippets import snippet
 
 PROJECT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PROTO = os.path.join(PROJECT, "..", "..", "proto")
 
 
 def clean_env(**extra):
@@ -23,23 +28,33 @@ def run(args, cwd, **extra):
     return subprocess.run(args, cwd=cwd, env=clean_env(**extra), capture_output=True, text=True, timeout=300)
 
 
-def test_pip_install_then_the_first_program(server, tmp_path):
-    venv = tmp_path / "venv"
-    made = run(["/usr/bin/python3", "-m", "venv", "--system-site-packages", str(venv)], tmp_path)
-    assert made.returncode == 0, made.stderr
-    python = str(venv / "bin" / "python")
+def repository_copy(root):
+    """client/python (no tests, no caches) and proto/ under root, as in the
+    repository, so that the build backend finds ../../proto."""
+    shutil.copytree(PROJECT, root / "client" / "python",
+                    ignore=shutil.ignore_patterns("tests", "__pycache__", "*.pyc", "build", "*.egg-info"))
+    shutil.copytree(PROTO, root / "proto")
 
-    before = run([python, "-c", "import arbiter_client"], tmp_path)
-    assert before.returncode != 0, "arbiter_client importable before it was installed"
 
-    installed = run([python, "-m", "pip", "install", "--no-index", "--no-cache-dir", PROJECT], tmp_path)
-    assert installed.returncode == 0, installed.stdout + installed.stderr
+def test_the_documented_pip_install_then_the_first_program(server, tmp_path):
+    root = tmp_path / "checkout"
+    repository_copy(root)
+
+    commands = snippet("python-install")
+    installed = run(["bash", "-euo", "pipefail", "-c", commands], root)
+    assert installed.returncode == 0, commands + installed.stdout + installed.stderr
+    python = str(root / "venv" / "bin" / "python")
+    assert os.path.isfile(python), "the commands made no venv/ where they ran"
+
     where = run([python, "-c", "import arbiter_client, arbiter.v1.arbiter_pb2 as pb; "
                  "print(arbiter_client.__file__); print(pb.__file__)"], tmp_path)
     assert where.returncode == 0, where.stderr
     for path in where.stdout.split():
-        assert path.startswith(str(venv)), where.stdout
+        assert path.startswith(str(root / "venv")), where.stdout
 
+    # The installed copy runs without the tree it was built from.
+    shutil.rmtree(root / "client")
+    shutil.rmtree(root / "proto")
     program = tmp_path / "first.py"
     program.write_text(snippet("python-first-program"))
     result = run([python, str(program)], tmp_path, ARBITER_SERVER=server.address)

@@ -3,7 +3,6 @@ markers, in README.md or docs/*.md) run against a live server: the Python
 first program and the migration example (against two) as programs, and
 each grpcurl line through the reflection calls grpcurl makes."""
 
-import glob
 import os
 import re
 import shlex
@@ -15,26 +14,8 @@ from google.protobuf import descriptor_pb2
 
 import server_reflection_pb2 as refl
 from conftest import start_server
+from snippets import snippet
 from test_reflection import call, pool_for, reflect
-
-
-def documentation():
-    """README.md ($ARBITER_README) and the pages of docs/ ($ARBITER_DOCS_DIR,
-    by default the docs/ beside the README)."""
-    readme = os.environ["ARBITER_README"]
-    docs = os.environ.get("ARBITER_DOCS_DIR", os.path.join(os.path.dirname(readme), "docs"))
-    return [readme] + sorted(glob.glob(os.path.join(docs, "*.md")))
-
-
-def snippet(name):
-    found = []
-    for path in documentation():
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-        found += re.findall(rf"<!-- snippet: {name} -->\n```\w*\n(.*?)```\n<!-- /snippet -->", text, re.S)
-    assert found, f"README.md and docs/*.md have no snippet {name}"
-    assert len(found) == 1, f"snippet {name} appears {len(found)} times in README.md and docs/*.md"
-    return found[0]
 
 
 def test_python_first_program(server, tmp_path):
