@@ -7,6 +7,7 @@
 
 #include "arbiter/core/chain.h"
 #include "arbiter/core/shapes.h"
+#include "arbiter/core/world.h"
 
 namespace arbiter::wire {
 namespace {

@@ -26,7 +26,7 @@
 
 #include "arbiter/core/collision.h"
 #include "arbiter/core/status.h"
-#include "arbiter/core/world.h"
+#include "arbiter/core/types.h"
 #include "arbiter/v1/arbiter.pb.h"
 
 namespace arbiter::wire {
