@@ -31,6 +31,15 @@
 
 namespace arbiter::wire {
 
+// ---- Call metadata -------------------------------------------------------------
+
+/// The call metadata naming a call's world. Clients set it on every
+/// world-scoped call so that a fleet's proxy, which cannot read request
+/// bodies, routes the call to the world's owner; the server refuses a call
+/// whose metadata and world_id disagree. Defined here, the one library both
+/// sides link, so the two cannot drift apart.
+inline constexpr char kWorldMetadataKey[] = "x-arbiter-world";
+
 // ---- Plain values -------------------------------------------------------------
 
 inline Vec2 FromProto(const v1::Vec2& v) { return {Fixed::FromRaw(v.x()), Fixed::FromRaw(v.y())}; }
