@@ -207,14 +207,14 @@ absl::StatusOr<ReadOp> Operations::PrepareCastRays(const v1::CastRaysRequest& re
   auto parsed = std::make_shared<ParsedRays>();
   parsed->mode = *mode;
   parsed->columns = has_columns;
-  if (absl::Status s = FromCore(wire::ParseQueryFilter(request.filter(), "filter", &parsed->filter)); !s.ok()) return s;
+  if (absl::Status s = wire::ParseQueryFilter(request.filter(), "filter", &parsed->filter); !s.ok()) return s;
   if (has_columns) {
-    if (absl::Status s = FromCore(wire::ParseRayColumns(request.columns(), "columns", &parsed->rays)); !s.ok()) return s;
+    if (absl::Status s = wire::ParseRayColumns(request.columns(), "columns", &parsed->rays); !s.ok()) return s;
   } else {
     parsed->rays.resize(count);
     for (size_t i = 0; i < count; ++i) {
-      const arbiter::Status s = wire::ParseRay(request.rays(static_cast<int>(i)), "", &parsed->rays[i]);
-      if (!s.ok()) return WithPrefix(FromCore(s), Indexed("rays", i));
+      const absl::Status s = wire::ParseRay(request.rays(static_cast<int>(i)), "", &parsed->rays[i]);
+      if (!s.ok()) return WithPrefix(s, Indexed("rays", i));
     }
   }
   return MakeRead(*entry, request, reply, [parsed, reply, threads = limits_.query_threads](const World& world,
@@ -231,7 +231,7 @@ absl::StatusOr<ReadOp> Operations::PrepareOverlap(const v1::OverlapRequest& requ
   if (!entry.ok()) return entry.status();
 
   auto parsed = std::make_shared<ParsedOverlaps>();
-  if (absl::Status s = FromCore(wire::ParseQueryFilter(request.filter(), "filter", &parsed->filter)); !s.ok()) return s;
+  if (absl::Status s = wire::ParseQueryFilter(request.filter(), "filter", &parsed->filter); !s.ok()) return s;
   parsed->queries.resize(count);
   for (size_t i = 0; i < count; ++i) {
     const v1::OverlapQuery& q = request.queries(static_cast<int>(i));
@@ -241,11 +241,11 @@ absl::StatusOr<ReadOp> Operations::PrepareOverlap(const v1::OverlapRequest& requ
     switch (q.kind_case()) {
       case v1::OverlapQuery::kPoint:
         out.kind = ParsedOverlap::Kind::kPoint;
-        s = FromCore(wire::ParsePoint(q.point(), field + ".point", &out.point));
+        s = wire::ParsePoint(q.point(), field + ".point", &out.point);
         break;
       case v1::OverlapQuery::kAabb:
         out.kind = ParsedOverlap::Kind::kAabb;
-        s = FromCore(wire::ParseAabb(q.aabb(), field + ".aabb", &out.aabb));
+        s = wire::ParseAabb(q.aabb(), field + ".aabb", &out.aabb);
         break;
       case v1::OverlapQuery::kShape:
         out.kind = ParsedOverlap::Kind::kShape;
@@ -297,7 +297,7 @@ absl::StatusOr<ReadOp> Operations::PrepareCastShapes(const v1::CastShapesRequest
 
   auto parsed = std::make_shared<ParsedCasts>();
   parsed->mode = *mode;
-  if (absl::Status s = FromCore(wire::ParseQueryFilter(request.filter(), "filter", &parsed->filter)); !s.ok()) return s;
+  if (absl::Status s = wire::ParseQueryFilter(request.filter(), "filter", &parsed->filter); !s.ok()) return s;
   parsed->casts.resize(count);
   for (size_t i = 0; i < count; ++i) {
     const v1::ShapeCast& c = request.casts(static_cast<int>(i));
@@ -306,7 +306,7 @@ absl::StatusOr<ReadOp> Operations::PrepareCastShapes(const v1::CastShapesRequest
     if (absl::Status s = ParseShapeAt(c.shape(), c.transform(), c.has_shape(), field, &out.shape, &out.transform); !s.ok()) {
       return s;
     }
-    if (absl::Status s = FromCore(wire::ParseTranslation(c.translation(), field + ".translation", &out.translation));
+    if (absl::Status s = wire::ParseTranslation(c.translation(), field + ".translation", &out.translation);
         !s.ok()) {
       return s;
     }
@@ -346,8 +346,8 @@ absl::StatusOr<ReadOp> Operations::PrepareValidateHit(const v1::ValidateHitReque
   auto parsed = std::make_shared<Parsed>();
   parsed->shooter = request.shooter_body_id();
   parsed->target = request.target_body_id();
-  if (absl::Status s = FromCore(wire::ParseRay(request.ray(), "ray", &parsed->ray)); !s.ok()) return s;
-  if (absl::Status s = FromCore(wire::ParseQueryFilter(request.filter(), "filter", &parsed->filter)); !s.ok()) return s;
+  if (absl::Status s = wire::ParseRay(request.ray(), "ray", &parsed->ray); !s.ok()) return s;
+  if (absl::Status s = wire::ParseQueryFilter(request.filter(), "filter", &parsed->filter); !s.ok()) return s;
   return MakeRead(*entry, request, reply, [parsed, reply](const World& world, const CancelFn&) -> absl::Status {
     const std::string at = " at tick " + std::to_string(world.tick());
     if (!world.FindBody(parsed->shooter)) {

@@ -57,7 +57,7 @@ absl::Status Operations::Step(const v1::StepRequest& request, v1::StepResponse* 
                                    " is not below ticks (" + std::to_string(ticks) + ")");
     }
     if (!c.has_update()) return absl::InvalidArgumentError(field + ".update: required");
-    if (absl::Status s = FromCore(wire::ParseBodyUpdate(c.update(), field + ".update", &updates[i])); !s.ok()) return s;
+    if (absl::Status s = wire::ParseBodyUpdate(c.update(), field + ".update", &updates[i]); !s.ok()) return s;
     order[i] = i;
   }
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
