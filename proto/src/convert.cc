@@ -185,85 +185,104 @@ absl::Status ParseRayColumns(const v1::RayColumns& columns, std::string_view fie
   return absl::OkStatus();
 }
 
+namespace {
+
+// ---- ParseShape's stages, one per shape kind: read the points (rejecting
+// -2^63 with the point's own name), then let the core's constructor or
+// validator judge the shape.
+
+// A shape's point, named field + suffix (built only on error).
+absl::Status ParseShapePoint(const v1::Vec2& v, std::string_view field, const char* suffix, Vec2* out) {
+  if (HasMinRaw(v)) return MinRawError(Join(field, suffix));
+  *out = FromProto(v);
+  return absl::OkStatus();
+}
+
+absl::Status ParseCircle(const v1::Circle& w, std::string_view field, Shape* out) {
+  Circle c{Vec2{}, Fixed::FromRaw(w.radius())};
+  if (absl::Status s = ParseShapePoint(w.center(), field, ".circle.center", &c.center); !s.ok()) return s;
+  if (absl::Status s = ShapeStatus(ValidateCircle(c), field, "circle"); !s.ok()) return s;
+  *out = Shape::FromCircle(c);
+  return absl::OkStatus();
+}
+
+absl::Status ParseBox(const v1::Box& box, std::string_view field, Shape* out) {
+  Rot rotation;
+  if (absl::Status s = ParseRot(box.has_rotation(), box.rotation(), Join(field, ".box.rotation"), &rotation); !s.ok()) {
+    return s;
+  }
+  Vec2 center;
+  if (absl::Status s = ParseShapePoint(box.center(), field, ".box.center", &center); !s.ok()) return s;
+  Polygon polygon;
+  const ShapeError error = MakeOffsetBox(Fixed::FromRaw(box.half_extents().x()), Fixed::FromRaw(box.half_extents().y()),
+                                         center, rotation, &polygon);
+  if (absl::Status s = ShapeStatus(error, field, "box"); !s.ok()) return s;
+  *out = Shape::FromPolygon(polygon);
+  return absl::OkStatus();
+}
+
+absl::Status ParsePolygon(const v1::Polygon& p, std::string_view field, Shape* out) {
+  // Checked before copying into the fixed-size vertex array.
+  if (p.points_size() > kMaxPolygonVertices) return ShapeStatus(ShapeError::kTooManyVertices, field, "polygon");
+  Vec2 points[kMaxPolygonVertices];
+  for (int i = 0; i < p.points_size(); ++i) {
+    if (HasMinRaw(p.points(i))) {
+      return MinRawError(Join(field, ".polygon.points[") + std::to_string(i) + "]");
+    }
+    points[i] = FromProto(p.points(i));
+  }
+  Polygon polygon;
+  const ShapeError error =
+      MakePolygon(std::span<const Vec2>(points, static_cast<size_t>(p.points_size())), Fixed::FromRaw(p.radius()), &polygon);
+  if (absl::Status s = ShapeStatus(error, field, "polygon"); !s.ok()) return s;
+  *out = Shape::FromPolygon(polygon);
+  return absl::OkStatus();
+}
+
+absl::Status ParseCapsule(const v1::Capsule& w, std::string_view field, Shape* out) {
+  Capsule c{Vec2{}, Vec2{}, Fixed::FromRaw(w.radius())};
+  if (absl::Status s = ParseShapePoint(w.center1(), field, ".capsule.center1", &c.center1); !s.ok()) return s;
+  if (absl::Status s = ParseShapePoint(w.center2(), field, ".capsule.center2", &c.center2); !s.ok()) return s;
+  if (absl::Status s = ShapeStatus(ValidateCapsule(c), field, "capsule"); !s.ok()) return s;
+  *out = Shape::FromCapsule(c);
+  return absl::OkStatus();
+}
+
+absl::Status ParseSegment(const v1::Segment& w, std::string_view field, Shape* out) {
+  Segment g;
+  if (absl::Status s = ParseShapePoint(w.point1(), field, ".segment.point1", &g.point1); !s.ok()) return s;
+  if (absl::Status s = ParseShapePoint(w.point2(), field, ".segment.point2", &g.point2); !s.ok()) return s;
+  if (absl::Status s = ShapeStatus(ValidateSegment(g), field, "segment"); !s.ok()) return s;
+  *out = Shape::FromSegment(g);
+  return absl::OkStatus();
+}
+
+absl::Status ParseChainSegment(const v1::ChainSegment& w, std::string_view field, Shape* out) {
+  ChainSegment c;
+  // In wire order: the first bad point named is the first on the wire.
+  const std::pair<const v1::Vec2*, Vec2*> points[] = {
+      {&w.ghost1(), &c.ghost1}, {&w.point1(), &c.point1}, {&w.point2(), &c.point2}, {&w.ghost2(), &c.ghost2}};
+  const char* names[] = {".chain_segment.ghost1", ".chain_segment.point1", ".chain_segment.point2", ".chain_segment.ghost2"};
+  for (size_t i = 0; i < 4; ++i) {
+    if (absl::Status s = ParseShapePoint(*points[i].first, field, names[i], points[i].second); !s.ok()) return s;
+  }
+  if (absl::Status s = ShapeStatus(ValidateChainSegment(c), field, "chain_segment"); !s.ok()) return s;
+  *out = Shape::FromChainSegment(c);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status ParseShape(const v1::Shape& shape, std::string_view field, Shape* out) {
   switch (shape.kind_case()) {
-    case v1::Shape::kCircle: {
-      Circle c{Vec2{}, Fixed::FromRaw(shape.circle().radius())};
-      if (HasMinRaw(shape.circle().center())) return MinRawError(Join(field, ".circle.center"));
-      c.center = FromProto(shape.circle().center());
-      if (absl::Status s = ShapeStatus(ValidateCircle(c), field, "circle"); !s.ok()) return s;
-      *out = Shape::FromCircle(c);
-      return absl::OkStatus();
-    }
-    case v1::Shape::kBox: {
-      const v1::Box& box = shape.box();
-      Rot rotation;
-      if (absl::Status s = ParseRot(box.has_rotation(), box.rotation(), Join(field, ".box.rotation"), &rotation); !s.ok()) {
-        return s;
-      }
-      Vec2 center;
-      if (HasMinRaw(box.center())) return MinRawError(Join(field, ".box.center"));
-      center = FromProto(box.center());
-      Polygon polygon;
-      const ShapeError error = MakeOffsetBox(Fixed::FromRaw(box.half_extents().x()), Fixed::FromRaw(box.half_extents().y()),
-                                             center, rotation, &polygon);
-      if (absl::Status s = ShapeStatus(error, field, "box"); !s.ok()) return s;
-      *out = Shape::FromPolygon(polygon);
-      return absl::OkStatus();
-    }
-    case v1::Shape::kPolygon: {
-      const v1::Polygon& p = shape.polygon();
-      // Checked before copying into the fixed-size vertex array.
-      if (p.points_size() > kMaxPolygonVertices) return ShapeStatus(ShapeError::kTooManyVertices, field, "polygon");
-      Vec2 points[kMaxPolygonVertices];
-      for (int i = 0; i < p.points_size(); ++i) {
-        if (HasMinRaw(p.points(i))) {
-          return MinRawError(Join(field, ".polygon.points[") + std::to_string(i) + "]");
-        }
-        points[i] = FromProto(p.points(i));
-      }
-      Polygon polygon;
-      const ShapeError error =
-          MakePolygon(std::span<const Vec2>(points, static_cast<size_t>(p.points_size())), Fixed::FromRaw(p.radius()), &polygon);
-      if (absl::Status s = ShapeStatus(error, field, "polygon"); !s.ok()) return s;
-      *out = Shape::FromPolygon(polygon);
-      return absl::OkStatus();
-    }
-    case v1::Shape::kCapsule: {
-      Capsule c{Vec2{}, Vec2{}, Fixed::FromRaw(shape.capsule().radius())};
-      if (HasMinRaw(shape.capsule().center1())) return MinRawError(Join(field, ".capsule.center1"));
-      c.center1 = FromProto(shape.capsule().center1());
-      if (HasMinRaw(shape.capsule().center2())) return MinRawError(Join(field, ".capsule.center2"));
-      c.center2 = FromProto(shape.capsule().center2());
-      if (absl::Status s = ShapeStatus(ValidateCapsule(c), field, "capsule"); !s.ok()) return s;
-      *out = Shape::FromCapsule(c);
-      return absl::OkStatus();
-    }
-    case v1::Shape::kSegment: {
-      Segment g;
-      if (HasMinRaw(shape.segment().point1())) return MinRawError(Join(field, ".segment.point1"));
-      g.point1 = FromProto(shape.segment().point1());
-      if (HasMinRaw(shape.segment().point2())) return MinRawError(Join(field, ".segment.point2"));
-      g.point2 = FromProto(shape.segment().point2());
-      if (absl::Status s = ShapeStatus(ValidateSegment(g), field, "segment"); !s.ok()) return s;
-      *out = Shape::FromSegment(g);
-      return absl::OkStatus();
-    }
-    case v1::Shape::kChainSegment: {
-      const v1::ChainSegment& w = shape.chain_segment();
-      ChainSegment c;
-      const std::pair<const v1::Vec2*, Vec2*> points[] = {
-          {&w.ghost1(), &c.ghost1}, {&w.point1(), &c.point1}, {&w.point2(), &c.point2}, {&w.ghost2(), &c.ghost2}};
-      const char* names[] = {".chain_segment.ghost1", ".chain_segment.point1", ".chain_segment.point2", ".chain_segment.ghost2"};
-      for (size_t i = 0; i < 4; ++i) {
-        if (HasMinRaw(*points[i].first)) return MinRawError(Join(field, names[i]));
-        *points[i].second = FromProto(*points[i].first);
-      }
-      if (absl::Status s = ShapeStatus(ValidateChainSegment(c), field, "chain_segment"); !s.ok()) return s;
-      *out = Shape::FromChainSegment(c);
-      return absl::OkStatus();
-    }
+    case v1::Shape::kCircle: return ParseCircle(shape.circle(), field, out);
+    case v1::Shape::kBox: return ParseBox(shape.box(), field, out);
+    case v1::Shape::kPolygon: return ParsePolygon(shape.polygon(), field, out);
+    case v1::Shape::kCapsule: return ParseCapsule(shape.capsule(), field, out);
+    case v1::Shape::kSegment: return ParseSegment(shape.segment(), field, out);
+    case v1::Shape::kChainSegment: return ParseChainSegment(shape.chain_segment(), field, out);
     case v1::Shape::kChain:
+      // A chain is one wire shape but many core shapes (AppendShapeDefs).
       return absl::InvalidArgumentError(
           Join(field, ".chain: a chain expands into several shapes, so it is accepted only among a body's shapes"));
     case v1::Shape::KIND_NOT_SET:
