@@ -12,7 +12,6 @@
 #include <vector>
 
 #include "arbiter/wire/convert.h"
-#include "arbiter/core/query_collectors.h"
 #include "parallel_casts.h"
 #include "request_checks.h"
 #include "world_records.h"
@@ -56,7 +55,9 @@ absl::Status RunCastRays(const World& world, const ParsedRays& p, uint32_t threa
   const std::span<const RayCastInput> rays(p.rays);
   return AnswerCasts(
       rays.size(), threads, cancelled,
-      [&](size_t start, size_t n, const CastSink& sink) { CollectRayCasts(world, rays.subspan(start, n), filter, p.mode, sink); },
+      [&](size_t start, size_t n, const CastSink& sink) {
+        CollectCasts(p.mode, n, [&](size_t i, CastCollector& c) { world.CastRay(rays[start + i], filter, c); }, sink);
+      },
       [&](size_t query, bool hit, std::span<const CastHit> hits) {
         if (columns == nullptr) return AppendResult(reply->add_results(), hit, hits);
         // ANY reports no hits: its row is the query index alone.
@@ -86,6 +87,13 @@ void AppendContacts(const std::vector<OverlapContact>& contacts, v1::OverlapResu
     wire::ToProto(c, r->add_contacts());
   }
 }
+
+// A shape moved from `transform` by `translation` (World::CastShape).
+struct WorldShapeCast {
+  Shape shape;
+  Transform transform;
+  Vec2 translation;
+};
 
 struct ParsedCasts {
   OwnedQueryFilter filter;
@@ -320,7 +328,10 @@ absl::StatusOr<ReadOp> Operations::PrepareCastShapes(const v1::CastShapesRequest
     return AnswerCasts(
         casts.size(), threads, cancelled,
         [&](size_t start, size_t n, const CastSink& sink) {
-          CollectShapeCasts(world, casts.subspan(start, n), filter, parsed->mode, sink);
+          CollectCasts(parsed->mode, n, [&](size_t i, CastCollector& c) {
+            const WorldShapeCast& q = casts[start + i];
+            world.CastShape(q.shape, q.transform, q.translation, filter, c);
+          }, sink);
         },
         [&](size_t, bool hit, std::span<const CastHit> hits) { AppendResult(reply->add_results(), hit, hits); });
   });

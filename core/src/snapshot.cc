@@ -174,13 +174,6 @@ std::string RefName(const ShapeRef& r) {
   return "(" + std::to_string(r.body_id) + ", " + std::to_string(r.shape_index) + ")";
 }
 
-// The shape `ref` names in `w`, or null when there is none.
-const ShapeRecord* FindShape(const World::Impl& w, const ShapeRef& ref) {
-  const BodyRecord* body = w.Find(ref.body_id);
-  if (body == nullptr || ref.shape_index >= body->shape_count) return nullptr;
-  return &w.shapes[body->first_shape + ref.shape_index];
-}
-
 // Contacts as a step leaves them (step_contacts.cc): a strictly ascending list of
 // touching pairs of non-sensor shapes on two bodies, one of them dynamic.
 // Anything else would go into the hash and the next step's warm start and
@@ -193,8 +186,8 @@ Status ValidateContacts(const World::Impl& w, const std::vector<internal::Contac
       return Corrupt(field + ": not in strictly ascending (a, b) order");
     }
     if (!(c.a < c.b)) return Corrupt(field + ": shape a " + RefName(c.a) + " must precede shape b " + RefName(c.b));
-    const ShapeRecord* a = FindShape(w, c.a);
-    const ShapeRecord* b = FindShape(w, c.b);
+    const ShapeRecord* a = w.FindShape(c.a);
+    const ShapeRecord* b = w.FindShape(c.b);
     if (a == nullptr) return Corrupt(field + ".a: no shape " + RefName(c.a));
     if (b == nullptr) return Corrupt(field + ".b: no shape " + RefName(c.b));
     if (c.a.body_id == c.b.body_id) return Corrupt(field + ": both shapes are on body " + std::to_string(c.a.body_id));
@@ -222,8 +215,8 @@ Status ValidateSensors(const World::Impl& w, const std::vector<SensorEvent>& sen
     if (i > 0 && !(sensors[i - 1].sensor < e.sensor || (sensors[i - 1].sensor == e.sensor && sensors[i - 1].visitor < e.visitor))) {
       return Corrupt(field + ": not in strictly ascending (sensor, visitor) order");
     }
-    const ShapeRecord* sensor = FindShape(w, e.sensor);
-    const ShapeRecord* visitor = FindShape(w, e.visitor);
+    const ShapeRecord* sensor = w.FindShape(e.sensor);
+    const ShapeRecord* visitor = w.FindShape(e.visitor);
     if (sensor == nullptr) return Corrupt(field + ".sensor: no shape " + RefName(e.sensor));
     if (visitor == nullptr) return Corrupt(field + ".visitor: no shape " + RefName(e.visitor));
     if (!sensor->is_sensor) return Corrupt(field + ".sensor: shape " + RefName(e.sensor) + " is not a sensor");

@@ -32,6 +32,7 @@
 #include "arbiter/core/limits.h"
 #include "arbiter/core/math.h"
 #include "arbiter/core/mover.h"
+#include "arbiter/core/query_collectors.h"
 #include "arbiter/core/shapes.h"
 #include "arbiter/core/status.h"
 #include "arbiter/core/step_executor.h"
@@ -97,12 +98,25 @@ class World {
   // Inputs must be in range: |origin| <= kMaxWorldCoordinate and
   // |translation| <= 2^30 per component; ValidateRay etc. check that.
 
-  /// The closest hit of the ray, if any.
+  /// Casts the ray and offers every hit it finds to `collector`
+  /// (query_collectors.h), which decides what the query answers (the
+  /// closest hit, every hit, or whether there is any) and how far the
+  /// traversal still looks. A batch is a loop over this with one collector.
+  void CastRay(const RayCastInput& ray, const QueryFilter& filter, CastCollector& collector,
+               QueryStats* stats = nullptr) const;
+  /// Casts `shape` at `transform` moved by `translation` (max fraction 1)
+  /// in the same way; the reported hits carry their contact points.
+  void CastShape(const Shape& shape, const Transform& transform, Vec2 translation, const QueryFilter& filter,
+                 CastCollector& collector) const;
+
+  // Shorthands, each one collector and one cast.
+
+  /// The closest hit of the ray, if any (ClosestHitCollector).
   std::optional<CastHit> CastRayClosest(const RayCastInput& ray, const QueryFilter& filter = {},
                                         QueryStats* stats = nullptr) const;
-  /// Every shape the ray hits, by (fraction, body id, shape index).
+  /// Every shape the ray hits, by (fraction, body id, shape index) (AllHitsCollector).
   std::vector<CastHit> CastRayAll(const RayCastInput& ray, const QueryFilter& filter = {}) const;
-  /// Whether the ray hits anything (stops at the first hit found).
+  /// Whether the ray hits anything (AnyHitCollector: stops at the first hit found).
   bool CastRayAny(const RayCastInput& ray, const QueryFilter& filter = {}) const;
 
   /// Shapes containing the point (boundary included), by (body id, shape index).
@@ -125,13 +139,15 @@ class World {
   std::vector<DistanceHit> Distance(const Shape& shape, const Transform& transform, Fixed max_distance,
                                     size_t max_results, const QueryFilter& filter = {}) const;
 
-  /// The first shape hit by `shape` at `transform` moved by `translation`.
+  /// The first shape hit by `shape` at `transform` moved by `translation`
+  /// (ClosestHitCollector).
   std::optional<CastHit> CastShapeClosest(const Shape& shape, const Transform& transform, Vec2 translation,
                                           const QueryFilter& filter = {}) const;
-  /// Whether the moving shape hits anything (stops at the first hit found).
+  /// Whether the moving shape hits anything (AnyHitCollector).
   bool CastShapeAny(const Shape& shape, const Transform& transform, Vec2 translation,
                     const QueryFilter& filter = {}) const;
-  /// Every shape hit along the way, by (fraction, body id, shape index).
+  /// Every shape hit along the way, by (fraction, body id, shape index)
+  /// (AllHitsCollector).
   std::vector<CastHit> CastShapeAll(const Shape& shape, const Transform& transform, Vec2 translation,
                                     const QueryFilter& filter = {}) const;
 
@@ -139,11 +155,6 @@ class World {
   /// (mover.h has the algorithm and the meaning of each result field).
   /// `input` must pass ValidateMoveInput.
   MoveResult MoveAndSlide(const MoveInput& input, const QueryFilter& filter = {}) const;
-
-  /// Batch form of CastRayClosest: out[i] answers rays[i]; out.size() must
-  /// equal rays.size().
-  void CastRaysClosest(std::span<const RayCastInput> rays, const QueryFilter& filter,
-                       std::span<std::optional<CastHit>> out) const;
 
   // ---- Stepping --------------------------------------------------------------
 
