@@ -23,6 +23,8 @@
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
+#include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <thread>
@@ -122,86 +124,126 @@ int Usage(const std::string& message) {
   return 2;
 }
 
-}  // namespace
+// ---- RunBench's stages: flags, the in-process yardsticks, the server's
+// worlds, the measured modes, and the report.
 
-int RunBench(int argc, char** argv) {
-  std::set<std::string> valued = {"server", "scene", "queries", "seconds", "concurrency", "batch", "window", "modes"};
-  valued.insert(ConnectionValuedFlags().begin(), ConnectionValuedFlags().end());
-  const Args args(argc, argv, 2, valued);
-  if (args.error()) return Usage(*args.error());
-  const std::string server = args.Get("server", "127.0.0.1:50051");
-  const std::string scene_path = args.Get("scene", "scenes/arena-10k.scene.json");
-  const std::string queries_path = args.Get("queries", "scenes/arena-10k.queries.json");
+struct BenchFlags {
+  std::string server;
+  std::string scene_path;
+  std::string queries_path;
+  double seconds = 0;
+  uint64_t batch = 0;
+  uint64_t window = 0;
+  std::vector<int> levels;
+  std::set<std::string> modes;
+
+  bool wanted(const char* mode) const { return modes.count(mode) > 0; }
+};
+
+// The flags, or the usage message naming the bad one.
+std::optional<std::string> ParseBenchFlags(const Args& args, BenchFlags* out) {
+  out->server = args.Get("server", "127.0.0.1:50051");
+  out->scene_path = args.Get("scene", "scenes/arena-10k.scene.json");
+  out->queries_path = args.Get("queries", "scenes/arena-10k.queries.json");
   const std::optional<double> seconds = ParseDouble(args.Get("seconds", "2"));
   const std::optional<uint64_t> batch = ParseUint(args.Get("batch", "1024"));
   const std::optional<uint64_t> window = ParseUint(args.Get("window", "4"));
   if (!seconds || *seconds <= 0 || !batch || *batch == 0 || !window || *window == 0) {
-    return Usage("--seconds, --batch and --window must be positive");
+    return "--seconds, --batch and --window must be positive";
   }
-  std::vector<int> levels;
+  out->seconds = *seconds;
+  out->batch = *batch;
+  out->window = *window;
   for (absl::string_view part : absl::StrSplit(args.Get("concurrency", "1,8,64"), ',')) {
     int n = 0;
-    if (!absl::SimpleAtoi(part, &n) || n <= 0) return Usage("--concurrency is a comma-separated list of positive counts");
-    levels.push_back(n);
+    if (!absl::SimpleAtoi(part, &n) || n <= 0) return "--concurrency is a comma-separated list of positive counts";
+    out->levels.push_back(n);
   }
-
-  std::set<std::string> modes;
   for (absl::string_view part : absl::StrSplit(args.Get("modes", "empty,ray,batch,sweeps,stream"), ',')) {
     if (part != "empty" && part != "ray" && part != "batch" && part != "sweeps" && part != "stream") {
-      return Usage("--modes is a comma-separated list of empty, ray, batch, sweeps, stream");
+      return "--modes is a comma-separated list of empty, ray, batch, sweeps, stream";
     }
-    modes.insert(std::string(part));
+    out->modes.insert(std::string(part));
   }
-  auto wanted = [&](const char* mode) { return modes.count(mode) > 0; };
+  return std::nullopt;
+}
 
-  scene::Scene loaded;
-  scene::QuerySet queries;
-  if (const arbiter::Status s = scene::LoadSceneFile(scene_path, &loaded); !s.ok()) return Usage(s.message());
-  if (const arbiter::Status s = scene::LoadQuerySetFile(queries_path, &queries); !s.ok()) return Usage(s.message());
-  if (queries.rays.empty()) return Usage("the query set has no rays");
-  const std::vector<RayCastInput>& rays = queries.rays;
+struct InProcessRates {
+  double rays_per_second = 0;
+  double sweeps_per_second = 0;
+};
 
-  const std::vector<scene::SweepQuery>& sweeps = queries.sweeps;
-
-  // The yardsticks: the core in this process, one thread, the same queries.
-  double in_process_rays_per_second = 0, in_process_sweeps_per_second = 0;
-  {
-    World world(loaded.world);
-    if (!world.AddBodies(loaded.bodies).ok()) return Usage("the scene does not load into a world");
-    std::vector<std::optional<CastHit>> out(rays.size());
-    in_process_rays_per_second = InProcessRate(*seconds, rays.size(), [&] { world.CastRaysClosest(rays, {}, out); });
-    if (!sweeps.empty()) {
-      in_process_sweeps_per_second = InProcessRate(*seconds, sweeps.size(), [&] {
-        for (const scene::SweepQuery& q : sweeps) {
-          const Transform at{q.center, kRotIdentity};
-          out[0] = world.CastShapeClosest(Shape::FromCircle({{}, q.radius}), at, q.translation);
-        }
-      });
-    }
+// The yardsticks: the core in this process, one thread, the same queries
+// (the closest hit of each, as the server's CLOSEST mode answers). False
+// when the scene does not load.
+bool MeasureInProcess(const scene::Scene& loaded, const scene::QuerySet& queries, double seconds, InProcessRates* out) {
+  World world(loaded.world);
+  if (!world.AddBodies(loaded.bodies).ok()) return false;
+  std::optional<CastHit> hit;
+  out->rays_per_second = InProcessRate(seconds, queries.rays.size(), [&] {
+    for (const RayCastInput& ray : queries.rays) hit = world.CastRayClosest(ray);
+  });
+  if (!queries.sweeps.empty()) {
+    out->sweeps_per_second = InProcessRate(seconds, queries.sweeps.size(), [&] {
+      for (const scene::SweepQuery& q : queries.sweeps) {
+        const Transform at{q.center, kRotIdentity};
+        hit = world.CastShapeClosest(Shape::FromCircle({{}, q.radius}), at, q.translation);
+      }
+    });
   }
+  return true;
+}
 
-  // The server side: the scene uploaded, and an empty world.
-  client::ClientOptions options;
-  options.timeout = std::chrono::milliseconds(0);
-  if (std::optional<std::string> error = ApplyConnectionFlags(args, &options)) return Usage(*error);
-  std::unique_ptr<client::ArbiterClient> c = client::ArbiterClient::Connect(server, options);
+// The server side: the scene uploaded as kArenaWorld, and an empty world,
+// each created afresh. False (after printing why) on any error.
+bool PrepareServerWorlds(client::ArbiterClient& c, const scene::Scene& loaded) {
   for (const char* id : {kArenaWorld, kEmptyWorld}) {
     v1::DeleteWorldRequest del;
     del.set_world_id(id);
-    (void)c->DeleteWorld(del);
+    (void)c.DeleteWorld(del);
     v1::CreateWorldRequest create;
     create.set_world_id(id);
     create.set_tick_hz(loaded.world.tick_hz);
-    if (absl::StatusOr<v1::CreateWorldResponse> r = c->CreateWorld(create); !r.ok()) {
+    if (absl::StatusOr<v1::CreateWorldResponse> r = c.CreateWorld(create); !r.ok()) {
       std::fprintf(stderr, "arbiter bench: %s\n", r.status().ToString().c_str());
-      return 1;
+      return false;
     }
   }
-  if (absl::Status s = c->AddBodiesInBatches(kArenaWorld, loaded.bodies, 4096); !s.ok()) {
+  if (absl::Status s = c.AddBodiesInBatches(kArenaWorld, loaded.bodies, 4096); !s.ok()) {
     std::fprintf(stderr, "arbiter bench: %s\n", s.ToString().c_str());
-    return 1;
+    return false;
   }
+  return true;
+}
 
+// A stream caller keeps `window` batches in flight; a "call" is one reply.
+auto StreamCaller(client::ArbiterClient& c, const std::vector<RayCastInput>& rays, size_t first, const BenchFlags& flags) {
+  struct State {
+    ~State() {
+      if (stream) stream->Finish().IgnoreError();  // drains the replies still in flight
+    }
+    std::unique_ptr<client::RayStream> stream;
+    v1::CastRaysRequest request;
+    bool primed = false;
+  };
+  auto state = std::make_shared<State>();
+  state->stream = c.OpenQueryStream();
+  state->request = ColumnBatch(kArenaWorld, rays, first, flags.batch);
+  const uint64_t in_flight = flags.window;
+  return [state, in_flight] {
+    if (!state->primed) {
+      for (uint64_t i = 1; i < in_flight; ++i) state->stream->Write(state->request);
+      state->primed = true;
+    }
+    return state->stream->Write(state->request) && state->stream->Read().has_value();
+  };
+}
+
+// Every wanted mode at every concurrency, each reported to stderr as it ends.
+std::vector<Result> MeasureModes(client::ArbiterClient& c, const BenchFlags& flags, const scene::QuerySet& queries) {
+  const std::vector<RayCastInput>& rays = queries.rays;
+  const std::vector<scene::SweepQuery>& sweeps = queries.sweeps;
+  const uint64_t batch = flags.batch;
   std::vector<Result> results;
   auto report = [&](const Result& r) {
     std::fprintf(stderr, "bench: %-6s x%-3d %10.0f calls/s %12.0f rays/s  p50 %8.1f us  p99 %8.1f us  p999 %8.1f us%s\n",
@@ -209,52 +251,37 @@ int RunBench(int argc, char** argv) {
                  r.errors ? "  (errors!)" : "");
     results.push_back(r);
   };
-  for (int level : levels) {
-    if (wanted("empty")) report(Measure("empty", level, *seconds, 0, [&](int) {
+  for (int level : flags.levels) {
+    if (flags.wanted("empty")) report(Measure("empty", level, flags.seconds, 0, [&](int) {
       v1::GetStateHashRequest request;
       request.set_world_id(kEmptyWorld);
-      return [&c, request] { return c->GetStateHash(request).ok(); };
+      return [&c, request] { return c.GetStateHash(request).ok(); };
     }));
-    if (wanted("ray")) report(Measure("ray", level, *seconds, 1, [&](int t) {
+    if (flags.wanted("ray")) report(Measure("ray", level, flags.seconds, 1, [&](int t) {
       auto next = std::make_shared<size_t>(static_cast<size_t>(t) * 7919);
-      return [&c, &rays, next] { return c->CastRays(SingleRay(kArenaWorld, rays, (*next)++)).ok(); };
+      return [&c, &rays, next] { return c.CastRays(SingleRay(kArenaWorld, rays, (*next)++)).ok(); };
     }));
-    if (wanted("batch")) report(Measure("batch", level, *seconds, *batch, [&](int t) {
-      auto request = std::make_shared<v1::CastRaysRequest>(ColumnBatch(kArenaWorld, rays, static_cast<size_t>(t) * *batch, *batch));
-      return [&c, request] { return c->CastRays(*request).ok(); };
+    if (flags.wanted("batch")) report(Measure("batch", level, flags.seconds, batch, [&](int t) {
+      auto request = std::make_shared<v1::CastRaysRequest>(ColumnBatch(kArenaWorld, rays, static_cast<size_t>(t) * batch, batch));
+      return [&c, request] { return c.CastRays(*request).ok(); };
     }));
-    if (wanted("sweeps") && !sweeps.empty()) {
-      report(Measure("sweeps", level, *seconds, *batch, [&](int t) {
+    if (flags.wanted("sweeps") && !sweeps.empty()) {
+      report(Measure("sweeps", level, flags.seconds, batch, [&](int t) {
         auto request = std::make_shared<v1::CastShapesRequest>(
-            SweepBatch(kArenaWorld, sweeps, static_cast<size_t>(t) * *batch, *batch));
-        return [&c, request] { return c->CastShapes(*request).ok(); };
+            SweepBatch(kArenaWorld, sweeps, static_cast<size_t>(t) * batch, batch));
+        return [&c, request] { return c.CastShapes(*request).ok(); };
       }));
     }
-    // Streams keep `window` batches in flight; a "call" is one reply.
-    if (wanted("stream")) report(Measure("stream", level, *seconds, *batch, [&](int t) {
-      struct State {
-        ~State() {
-          if (stream) stream->Finish().IgnoreError();  // drains the replies still in flight
-        }
-        std::unique_ptr<client::RayStream> stream;
-        v1::CastRaysRequest request;
-        bool primed = false;
-      };
-      auto state = std::make_shared<State>();
-      state->stream = c->OpenQueryStream();
-      state->request = ColumnBatch(kArenaWorld, rays, static_cast<size_t>(t) * *batch, *batch);
-      const uint64_t in_flight = *window;
-      return [state, in_flight] {
-        if (!state->primed) {
-          for (uint64_t i = 1; i < in_flight; ++i) state->stream->Write(state->request);
-          state->primed = true;
-        }
-        return state->stream->Write(state->request) && state->stream->Read().has_value();
-      };
+    if (flags.wanted("stream")) report(Measure("stream", level, flags.seconds, batch, [&](int t) {
+      return StreamCaller(c, rays, static_cast<size_t>(t) * batch, flags);
     }));
   }
+  return results;
+}
 
-  // The targets of issue 5, computed from this run.
+// The targets of issue 5, computed from this run: the best batched rates
+// against the in-process ones, and unary rays against the empty call.
+Json Ratios(const std::vector<Result>& results, const std::vector<int>& levels, const InProcessRates& in_process) {
   auto find = [&](const std::string& mode, int level) -> const Result* {
     for (const Result& r : results) {
       if (r.mode == mode && r.concurrency == level) return &r;
@@ -266,6 +293,23 @@ int RunBench(int argc, char** argv) {
     if (r.mode == "batch" || r.mode == "stream") best_batch = std::max(best_batch, r.rays_per_second);
     if (r.mode == "sweeps") best_sweeps = std::max(best_sweeps, r.rays_per_second);
   }
+  Json ratios;
+  ratios["batched_rays_vs_in_process"] = best_batch / in_process.rays_per_second;
+  if (in_process.sweeps_per_second > 0 && best_sweeps > 0) {
+    ratios["batched_sweeps_vs_in_process"] = best_sweeps / in_process.sweeps_per_second;
+  }
+  for (int level : levels) {
+    const Result* empty = find("empty", level);
+    const Result* ray = find("ray", level);
+    if (empty && ray && empty->calls_per_second > 0 && empty->p99_us > 0) {
+      ratios["unary_ray_rate_vs_empty_x" + std::to_string(level)] = ray->calls_per_second / empty->calls_per_second;
+      ratios["unary_ray_p99_vs_empty_x" + std::to_string(level)] = ray->p99_us / empty->p99_us;
+    }
+  }
+  return ratios;
+}
+
+Json ResultTable(const std::vector<Result>& results) {
   Json table = Json::array();
   for (const Result& r : results) {
     table.push_back({{"mode", r.mode},
@@ -277,37 +321,58 @@ int RunBench(int argc, char** argv) {
                      {"p999_us", r.p999_us},
                      {"errors", r.errors}});
   }
-  Json ratios;
-  ratios["batched_rays_vs_in_process"] = best_batch / in_process_rays_per_second;
-  if (in_process_sweeps_per_second > 0 && best_sweeps > 0) {
-    ratios["batched_sweeps_vs_in_process"] = best_sweeps / in_process_sweeps_per_second;
+  return table;
+}
+
+void PrintTable(const std::string& scene_name, const InProcessRates& in_process, const std::vector<Result>& results,
+                const Json& ratios) {
+  std::printf("scene %s, in-process single-thread rays/s: %.0f, sweeps/s: %.0f\n", scene_name.c_str(),
+              in_process.rays_per_second, in_process.sweeps_per_second);
+  std::printf("%-7s %5s %12s %14s %10s %10s %10s\n", "mode", "conc", "calls/s", "queries/s", "p50 us", "p99 us",
+              "p999 us");
+  for (const Result& r : results) {
+    std::printf("%-7s %5d %12.0f %14.0f %10.1f %10.1f %10.1f\n", r.mode.c_str(), r.concurrency, r.calls_per_second,
+                r.rays_per_second, r.p50_us, r.p99_us, r.p999_us);
   }
-  for (int level : levels) {
-    const Result* empty = find("empty", level);
-    const Result* ray = find("ray", level);
-    if (empty && ray && empty->calls_per_second > 0 && empty->p99_us > 0) {
-      ratios["unary_ray_rate_vs_empty_x" + std::to_string(level)] = ray->calls_per_second / empty->calls_per_second;
-      ratios["unary_ray_p99_vs_empty_x" + std::to_string(level)] = ray->p99_us / empty->p99_us;
-    }
-  }
-  const Json out = {{"server", server},
-                    {"scene", loaded.name},
-                    {"in_process_rays_per_second", in_process_rays_per_second},
-                    {"in_process_sweeps_per_second", in_process_sweeps_per_second},
-                    {"results", table},
-                    {"ratios", ratios}};
+  for (const auto& [name, value] : ratios.items()) std::printf("%s: %.3f\n", name.c_str(), value.get<double>());
+}
+
+}  // namespace
+
+int RunBench(int argc, char** argv) {
+  std::set<std::string> valued = {"server", "scene", "queries", "seconds", "concurrency", "batch", "window", "modes"};
+  valued.insert(ConnectionValuedFlags().begin(), ConnectionValuedFlags().end());
+  const Args args(argc, argv, 2, valued);
+  if (args.error()) return Usage(*args.error());
+  BenchFlags flags;
+  if (std::optional<std::string> error = ParseBenchFlags(args, &flags)) return Usage(*error);
+
+  scene::Scene loaded;
+  scene::QuerySet queries;
+  if (const arbiter::Status s = scene::LoadSceneFile(flags.scene_path, &loaded); !s.ok()) return Usage(s.message());
+  if (const arbiter::Status s = scene::LoadQuerySetFile(flags.queries_path, &queries); !s.ok()) return Usage(s.message());
+  if (queries.rays.empty()) return Usage("the query set has no rays");
+  InProcessRates in_process;
+  if (!MeasureInProcess(loaded, queries, flags.seconds, &in_process)) return Usage("the scene does not load into a world");
+
+  client::ClientOptions options;
+  options.timeout = std::chrono::milliseconds(0);
+  if (std::optional<std::string> error = ApplyConnectionFlags(args, &options)) return Usage(*error);
+  std::unique_ptr<client::ArbiterClient> c = client::ArbiterClient::Connect(flags.server, options);
+  if (!PrepareServerWorlds(*c, loaded)) return 1;
+
+  const std::vector<Result> results = MeasureModes(*c, flags, queries);
+  const Json ratios = Ratios(results, flags.levels, in_process);
   if (args.Has("json")) {
+    const Json out = {{"server", flags.server},
+                      {"scene", loaded.name},
+                      {"in_process_rays_per_second", in_process.rays_per_second},
+                      {"in_process_sweeps_per_second", in_process.sweeps_per_second},
+                      {"results", ResultTable(results)},
+                      {"ratios", ratios}};
     std::printf("%s\n", out.dump(2).c_str());
   } else {
-    std::printf("scene %s, in-process single-thread rays/s: %.0f, sweeps/s: %.0f\n", loaded.name.c_str(),
-                in_process_rays_per_second, in_process_sweeps_per_second);
-    std::printf("%-7s %5s %12s %14s %10s %10s %10s\n", "mode", "conc", "calls/s", "queries/s", "p50 us", "p99 us",
-                "p999 us");
-    for (const Result& r : results) {
-      std::printf("%-7s %5d %12.0f %14.0f %10.1f %10.1f %10.1f\n", r.mode.c_str(), r.concurrency, r.calls_per_second,
-                  r.rays_per_second, r.p50_us, r.p99_us, r.p999_us);
-    }
-    for (const auto& [name, value] : ratios.items()) std::printf("%s: %.3f\n", name.c_str(), value.get<double>());
+    PrintTable(loaded.name, in_process, results, ratios);
   }
   for (const char* id : {kArenaWorld, kEmptyWorld}) {
     v1::DeleteWorldRequest del;

@@ -389,14 +389,6 @@ CastOutput NearestCircleHit(const Core& c, const RayCastInput& in, const RayFram
   return best;
 }
 
-// A ray cast against a core known NOT to contain the origin.
-//
-// The faces of the core pushed out by the radius bound a convex polygon
-// (a slab for a segment). Cyrus-Beck clipping against it gives the entry
-// face and fraction with exact comparisons (fractions compared by cross
-// multiplication). With radius 0 that is the answer. With a radius, an
-// entry point beyond its face's span lies in a corner wedge, where the
-// rounded shape is bounded by the vertex circles instead.
 // r |e| in the unit of DotWide (raw x raw). Rounding |e| to the ulp first
 // would misplace the rounded face of a short edge by up to r / (2 |e|)
 // ulp, thousands of units for an edge a few ulp long next to a large
@@ -410,127 +402,172 @@ Int128 RadiusTimesLength(Fixed r, Vec2 e) {
   return se.shift == 0 ? product : product.ShiftRightRound(se.shift);
 }
 
-// `frame` is that of in.translation.
-CastOutput RayCastCoreFromOutside(const Core& c, const RayCastInput& in, const RayFrame& frame) {
+// Face i of a core with two or more points runs from FaceStart along
+// FaceEdge; its outward normal is RightPerp of the edge. A segment has two
+// faces, one each way.
+Vec2 FaceStart(const Core& c, int i) { return c.points[i]; }
+Vec2 FaceEdge(const Core& c, int i) {
+  const Vec2 b = c.count == 2 ? c.points[1 - i] : c.points[(i + 1) % c.count];
+  return b - c.points[i];
+}
+
+// Cyrus-Beck clipping of a ray against the faces of a core pushed out by its
+// radius: the entry fraction enter_num / enter_den (den > 0; 0/1 with no
+// face) and the exit fraction, kept as exact ratios so that faces compare by
+// cross multiplication.
+struct FaceClip {
+  Int128 enter_num = 0, enter_den = 1;
+  int enter_face = -1;
+  Int128 exit_num, exit_den;
+  bool outside_parallel = false;  ///< outside a face and not moving into it: a miss
+
+  bool clipped_away() const { return CompareProducts(enter_num, exit_den, exit_num, enter_den) > 0; }
+};
+
+// Clips the ray by face i (r2 = radius squared, wide).
+void ClipByFace(const Core& c, const RayCastInput& in, int i, const Int128& r2, FaceClip* clip) {
+  const Vec2 a = FaceStart(c, i);
+  const Vec2 e = FaceEdge(c, i);
+  const Vec2 n = RightPerp(e);  // outward, |n| = |e|
+  // Is the origin strictly outside this face pushed out by the radius?
+  // Decided exactly (dist > r |e|, squared: 250-bit products), because a
+  // rounded offset misplaces the face by up to r / (2 |e|) ulp, and an
+  // origin that close must still see the face it is about to enter.
+  const Int128 dist = DotWide(n, in.origin - a);  // |e| x signed distance to the edge line
+  const bool outside = dist.Sign() > 0 && (c.radius == kFixedZero || CompareProducts(dist, dist, r2, LengthSquaredWide(e)) > 0);
+  const Int128 den = DotWide(n, in.translation);
+  if (den.IsZero() || (outside && den.Sign() > 0)) {
+    // Parallel to the face, or leaving it, from outside: no entry.
+    if (outside) clip->outside_parallel = true;
+    return;
+  }
+  // Faces skipped above and below never use the height, whose offset
+  // costs a square root: it is formed only for the faces that clip.
+  if (den.IsNegative() && !outside) return;
+  const Int128 offset = c.radius == kFixedZero ? Int128(0) : RadiusTimesLength(c.radius, e);
+  // The rounded height, clamped to agree with the exact classification.
+  Int128 height = dist - offset;
+  if (outside && height.IsNegative()) height = 0;
+  if (!outside && height.Sign() > 0) height = 0;
+  if (den.IsNegative()) {
+    // Entering: t = height / -den, for faces the origin is outside of.
+    const Int128 num = height, pos_den = -den;
+    if (clip->enter_face < 0 || CompareProducts(num, clip->enter_den, clip->enter_num, pos_den) > 0) {
+      clip->enter_num = num;
+      clip->enter_den = pos_den;
+      clip->enter_face = i;
+    }
+  } else {
+    // Leaving: t = -height / den.
+    const Int128 num = -height;
+    if (CompareProducts(num, clip->exit_den, clip->exit_num, den) < 0) {
+      clip->exit_num = num;
+      clip->exit_den = den;
+    }
+  }
+}
+
+// Clips the ray by every face, stopping at the first face it cannot enter.
+FaceClip ClipByFaces(const Core& c, const RayCastInput& in) {
+  FaceClip clip;
+  clip.exit_num = MulWide(in.max_fraction, kFixedOne);
+  clip.exit_den = MulWide(kFixedOne, kFixedOne);
+  const int faces = c.count == 2 ? 2 : c.count;
+  const Int128 r2 = MulWide(c.radius, c.radius);
+  for (int i = 0; i < faces && !clip.outside_parallel; ++i) ClipByFace(c, in, i, r2, &clip);
+  return clip;
+}
+
+// Whether `point`, where the ray enters the rounded face `face`, lies on
+// the face's span. Off the span the entry is in a corner wedge: the vertex
+// circles decide (*corner, when one is hit), unless the entry is at the
+// seam between face and arc, where rounding can make both miss; then the
+// face hit stands.
+bool OnRoundedFace(const Core& c, const RayCastInput& in, const RayFrame& frame, int face, Vec2 point,
+                   CastOutput* corner) {
+  const Vec2 edge = FaceEdge(c, face);
+  const Int128 along = DotWide(point - FaceStart(c, face), edge);
+  const Int128 len2 = LengthSquaredWide(edge);
+  if (along.Sign() >= 0 && along <= len2) return true;
+  *corner = NearestCircleHit(c, in, frame);
+  if (corner->hit) return false;
+  // `point` is origin + fraction * translation with the fraction rounded,
+  // so it may sit up to half an ulp of the fraction times |translation| off
+  // the face: a long ray grazing a corner of a thin rounding (a sweep of two
+  // nearly sharp shapes) otherwise missed a face it crosses. Each term below
+  // 2^31 (|translation| <= 2^30 units), so the sum fits.
+  const int64_t drift = (Abs(in.translation.x).raw() >> Fixed::kFractionBits) +
+                        (Abs(in.translation.y).raw() >> Fixed::kFractionBits) + 2;
+  const Int128 slack = MulWide(Length(edge), Fixed::FromRaw(16 + drift));
+  return along >= -slack && along <= len2 + slack;
+}
+
+// The hit where the clipped ray enters its entry face, or, for a rounded
+// core entered beyond the face's span, the nearest vertex circle hit.
+CastOutput EntryFaceHit(const Core& c, const RayCastInput& in, const RayFrame& frame, const FaceClip& clip) {
+  if (clip.clipped_away()) return CastOutput{};
+  const Fixed fraction = RatioWide(clip.enter_num, clip.enter_den);
+  const Vec2 point = MulAdd(in.origin, fraction, in.translation);
+  // A polygon's clip is exact as it stands; a segment's slab is unbounded
+  // along the segment, and a rounded face ends at its corners.
+  bool on_face = c.radius == kFixedZero && c.count >= 3;
+  if (c.radius == kFixedZero && c.count == 2) {
+    on_face = SegmentsIntersect(in.origin, MulAdd(in.origin, in.max_fraction, in.translation), c.points[0], c.points[1]);
+    if (!on_face) return CastOutput{};
+  } else if (!on_face) {
+    CastOutput corner;
+    on_face = OnRoundedFace(c, in, frame, clip.enter_face, point, &corner);
+    if (corner.hit) return corner;
+  }
+  if (!on_face) return c.radius == kFixedZero ? CastOutput{} : NearestCircleHit(c, in, frame);
   CastOutput out;
+  out.fraction = Min(fraction, in.max_fraction);
+  out.point = point;
+  out.normal = Normalize(RightPerp(FaceEdge(c, clip.enter_face)));
+  out.hit = true;
+  return out;
+}
+
+// A zero-thickness segment seen edge-on (no face entered): the ray runs
+// along its line and hits the nearer end, if it reaches it.
+CastOutput EdgeOnSegmentHit(const Core& c, const RayCastInput& in, const RayFrame& frame) {
+  CastOutput out;
+  const Vec2 p0 = c.points[0], p1 = c.points[1];
+  if (!CrossWide(p1 - p0, in.translation).IsZero()) return out;  // crosses the line off the segment
+  const Vec2 nearest = DotWide(p0 - in.origin, in.translation) <= DotWide(p1 - in.origin, in.translation) ? p0 : p1;
+  const Int128 along = DotWide(nearest - in.origin, in.translation);
+  if (along.IsNegative()) return out;
+  const Fixed fraction = RatioWide(along, LengthSquaredWide(in.translation));
+  if (fraction > in.max_fraction) return out;
+  out.fraction = fraction;
+  out.point = nearest;
+  out.normal = -frame.dir();
+  out.hit = true;
+  return out;
+}
+
+// A ray cast against a core known NOT to contain the origin.
+//
+// The faces of the core pushed out by the radius bound a convex polygon
+// (a slab for a segment). Cyrus-Beck clipping against it (ClipByFaces)
+// gives the entry face and fraction with exact comparisons. With radius 0
+// that is the answer. With a radius, an entry point beyond its face's span
+// lies in a corner wedge, where the rounded shape is bounded by the vertex
+// circles instead (EntryFaceHit). `frame` is that of in.translation.
+CastOutput RayCastCoreFromOutside(const Core& c, const RayCastInput& in, const RayFrame& frame) {
   // |translation| rounds to zero only for the zero vector (a nonzero length
   // squared is at least one raw unit, whose root rounds to one).
-  if (in.translation == Vec2{}) return out;
-
+  if (in.translation == Vec2{}) return CastOutput{};
   if (c.count >= 2) {
-    const int faces = c.count == 2 ? 2 : c.count;
-    // Entry fraction num/den with den > 0; starts at 0/1 with no face.
-    Int128 enter_num = 0, enter_den = 1;
-    int enter_face = -1;
-    Int128 exit_num = MulWide(in.max_fraction, kFixedOne), exit_den = MulWide(kFixedOne, kFixedOne);
-    bool outside_parallel = false;
-    Vec2 face_start[kMaxPolygonVertices * 2], face_edge[kMaxPolygonVertices * 2];
-    const Int128 r2 = MulWide(c.radius, c.radius);
-    for (int i = 0; i < faces && !outside_parallel; ++i) {
-      const Vec2 a = c.points[i];
-      const Vec2 b = c.count == 2 ? c.points[1 - i] : c.points[(i + 1) % c.count];
-      const Vec2 e = b - a;
-      const Vec2 n = RightPerp(e);  // outward, |n| = |e|
-      face_start[i] = a;
-      face_edge[i] = e;
-      // Is the origin strictly outside this face pushed out by the radius?
-      // Decided exactly (dist > r |e|, squared: 250-bit products), because a
-      // rounded offset misplaces the face by up to r / (2 |e|) ulp, and an
-      // origin that close must still see the face it is about to enter.
-      const Int128 dist = DotWide(n, in.origin - a);  // |e| x signed distance to the edge line
-      const bool outside = dist.Sign() > 0 && (c.radius == kFixedZero || CompareProducts(dist, dist, r2, LengthSquaredWide(e)) > 0);
-      const Int128 den = DotWide(n, in.translation);
-      if (den.IsZero() || (outside && den.Sign() > 0)) {
-        // Parallel to the face, or leaving it, from outside: no entry.
-        if (outside) outside_parallel = true;
-        continue;
-      }
-      // Faces skipped above and below never use the height, whose offset
-      // costs a square root: it is formed only for the faces that clip.
-      if (den.IsNegative() && !outside) continue;
-      const Int128 offset = c.radius == kFixedZero ? Int128(0) : RadiusTimesLength(c.radius, e);
-      // The rounded height, clamped to agree with the exact classification.
-      Int128 height = dist - offset;
-      if (outside && height.IsNegative()) height = 0;
-      if (!outside && height.Sign() > 0) height = 0;
-      if (den.IsNegative()) {
-        // Entering: t = height / -den, for faces the origin is outside of.
-        const Int128 num = height, pos_den = -den;
-        if (enter_face < 0 || CompareProducts(num, enter_den, enter_num, pos_den) > 0) {
-          enter_num = num;
-          enter_den = pos_den;
-          enter_face = i;
-        }
-      } else {
-        // Leaving: t = -height / den.
-        const Int128 num = -height;
-        if (CompareProducts(num, exit_den, exit_num, den) < 0) {
-          exit_num = num;
-          exit_den = den;
-        }
-      }
+    const FaceClip clip = ClipByFaces(c, in);
+    if (clip.outside_parallel) return CastOutput{};
+    if (clip.enter_face >= 0) return EntryFaceHit(c, in, frame, clip);
+    if (c.radius == kFixedZero) {
+      if (c.count != 2 || clip.clipped_away()) return CastOutput{};
+      return EdgeOnSegmentHit(c, in, frame);
     }
-    if (outside_parallel) return out;
-    const bool clipped_away = CompareProducts(enter_num, exit_den, exit_num, enter_den) > 0;
-    if (enter_face >= 0) {
-      if (clipped_away) return out;
-      const Fixed fraction = RatioWide(enter_num, enter_den);
-      const Vec2 point = MulAdd(in.origin, fraction, in.translation);
-      // A polygon's clip is exact as it stands; a segment's slab is
-      // unbounded along the segment, and a rounded face ends at its corners.
-      bool on_face = c.radius == kFixedZero && c.count >= 3;
-      if (c.radius == kFixedZero && c.count == 2) {
-        on_face = SegmentsIntersect(in.origin, MulAdd(in.origin, in.max_fraction, in.translation), c.points[0], c.points[1]);
-        if (!on_face) return out;
-      } else if (!on_face) {
-        const Int128 along = DotWide(point - face_start[enter_face], face_edge[enter_face]);
-        const Int128 len2 = LengthSquaredWide(face_edge[enter_face]);
-        on_face = along.Sign() >= 0 && along <= len2;
-        if (!on_face) {
-          // In a corner wedge: the vertex circles decide, unless the entry is
-          // at the seam between face and arc, where rounding can make both
-          // miss; then the face hit stands. `point` is origin + fraction *
-          // translation with the fraction rounded, so it may sit up to half
-          // an ulp of the fraction times |translation| off the face: a long
-          // ray grazing a corner of a thin rounding (a sweep of two nearly
-          // sharp shapes) otherwise missed a face it crosses.
-          CastOutput corner = NearestCircleHit(c, in, frame);
-          if (corner.hit) return corner;
-          // Each term below 2^31 (|translation| <= 2^30 units), so the sum fits.
-          const int64_t drift = (Abs(in.translation.x).raw() >> Fixed::kFractionBits) +
-                                (Abs(in.translation.y).raw() >> Fixed::kFractionBits) + 2;
-          const Int128 slack = MulWide(Length(face_edge[enter_face]), Fixed::FromRaw(16 + drift));
-          on_face = along >= -slack && along <= len2 + slack;
-        }
-      }
-      if (on_face) {
-        out.fraction = Min(fraction, in.max_fraction);
-        out.point = point;
-        out.normal = Normalize(RightPerp(face_edge[enter_face]));
-        out.hit = true;
-        return out;
-      }
-    } else if (c.radius == kFixedZero) {
-      // A zero-thickness segment seen edge-on: the ray runs along its line.
-      if (c.count != 2 || clipped_away) return out;
-      const Vec2 p0 = c.points[0], p1 = c.points[1];
-      if (!CrossWide(p1 - p0, in.translation).IsZero()) return out;  // crosses the line off the segment
-      const Vec2 nearest = DotWide(p0 - in.origin, in.translation) <= DotWide(p1 - in.origin, in.translation) ? p0 : p1;
-      const Int128 along = DotWide(nearest - in.origin, in.translation);
-      if (along.IsNegative()) return out;
-      const Fixed fraction = RatioWide(along, LengthSquaredWide(in.translation));
-      if (fraction > in.max_fraction) return out;
-      out.fraction = fraction;
-      out.point = nearest;
-      out.normal = -frame.dir();
-      out.hit = true;
-      return out;
-    } else if (clipped_away) {
-      return out;
-    }
-    if (c.radius == kFixedZero) return out;
+    if (clip.clipped_away()) return CastOutput{};
   }
-
   // Corner wedges, and disks: the nearest vertex circle hit.
   return NearestCircleHit(c, in, frame);
 }

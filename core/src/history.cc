@@ -100,6 +100,31 @@ Status WorldHistory::At(const World& live, int64_t tick, Fixed fraction, std::sh
   }
   const int64_t live_tick = live.tick();
   if (tick == live_tick && fraction.raw() == 0) return OkStatus();
+  size_t index = 0;
+  if (Status s = FrameIndex(live_tick, tick, fraction, &index); !s.ok()) return s;
+  const Frame& frame = frames_[index];
+  // Between the newest recorded tick and the live one the live world is the
+  // end point, and it may still change before the next step: never cache.
+  const bool uses_live = fraction.raw() != 0 && tick + 1 == live_tick;
+
+  std::lock_guard<std::mutex> lock(cache_mu_);
+  ++cache_clock_;
+  if (!uses_live) {
+    *out = CacheFind(tick, fraction, frame);
+    if (*out != nullptr) return OkStatus();
+  }
+  World view;
+  if (Status s = RebuildView(frame, tick, PosesAt(live, index, fraction, uses_live), &view); !s.ok()) return s;
+  auto shared = std::make_shared<const World>(std::move(view));
+  *out = shared;
+  if (!uses_live) CacheAdd(tick, fraction, frame, std::move(shared));
+  return OkStatus();
+}
+
+// The index in frames_ of `tick`, or OUT_OF_RANGE naming the window: a
+// fraction needs the tick after `tick` as well (a recorded one or the live
+// world).
+Status WorldHistory::FrameIndex(int64_t live_tick, int64_t tick, Fixed fraction, size_t* index) const {
   const bool has_frames = !frames_.empty() && frames_.back().tick + 1 == live_tick;
   const int64_t oldest = has_frames ? frames_.front().tick : live_tick;
   const bool beyond = fraction.raw() == 0 ? tick > live_tick : tick >= live_tick;
@@ -110,66 +135,62 @@ Status WorldHistory::At(const World& live, int64_t tick, Fixed fraction, std::sh
                            " is outside the retained window " + window +
                            (fraction.raw() != 0 ? "; a fraction needs the next tick too" : ""));
   }
-  const size_t index = static_cast<size_t>(tick - oldest);
+  *index = static_cast<size_t>(tick - oldest);
+  return OkStatus();
+}
+
+// The movable bodies' poses at frames_[index] + fraction, in the frame's
+// layout order: blended towards the live world (uses_live) or the next
+// recorded frame. A body gone (or made static) by then keeps its pose.
+std::vector<Transform> WorldHistory::PosesAt(const World& live, size_t index, Fixed fraction, bool uses_live) const {
   const Frame& frame = frames_[index];
   const Layout& layout = *frame.layout;
-  // Between the newest recorded tick and the live one the live world is the
-  // end point, and it may still change before the next step: never cache.
-  const bool uses_live = fraction.raw() != 0 && tick + 1 == live_tick;
-
-  std::lock_guard<std::mutex> lock(cache_mu_);
-  ++cache_clock_;
-  if (!uses_live) {
-    for (CachedView& v : cache_) {
-      if (v.tick == tick && v.fraction_raw == fraction.raw() && v.layout == frame.layout) {
-        v.last_used = cache_clock_;
-        *out = v.world;
-        return OkStatus();
-      }
-    }
-  }
-
   std::vector<Transform> poses = frame.poses;
-  if (fraction.raw() != 0) {
-    if (uses_live) {
-      const World::Impl& w = *live.impl_;
-      for (size_t i = 0; i < poses.size(); ++i) {
-        const uint32_t slot = w.ids.Find(layout.movable_ids[i]);
-        if (slot == internal::IdMap::kMissing || w.bodies[slot].type == BodyType::kStatic) continue;
-        poses[i] = Interpolate(poses[i], w.bodies[slot].transform, fraction);
-      }
-    } else {
-      const Frame& next = frames_[index + 1];
-      const std::vector<uint64_t>& next_ids = next.layout->movable_ids;
-      for (size_t i = 0; i < poses.size(); ++i) {
-        size_t j = i;
-        if (next.layout != frame.layout) {
-          auto it = std::lower_bound(next_ids.begin(), next_ids.end(), layout.movable_ids[i]);
-          if (it == next_ids.end() || *it != layout.movable_ids[i]) continue;
-          j = static_cast<size_t>(it - next_ids.begin());
-        }
-        poses[i] = Interpolate(poses[i], next.poses[j], fraction);
-      }
+  if (fraction.raw() == 0) return poses;
+  if (uses_live) {
+    const World::Impl& w = *live.impl_;
+    for (size_t i = 0; i < poses.size(); ++i) {
+      const uint32_t slot = w.ids.Find(layout.movable_ids[i]);
+      if (slot == internal::IdMap::kMissing || w.bodies[slot].type == BodyType::kStatic) continue;
+      poses[i] = Interpolate(poses[i], w.bodies[slot].transform, fraction);
     }
+    return poses;
   }
+  const Frame& next = frames_[index + 1];
+  const std::vector<uint64_t>& next_ids = next.layout->movable_ids;
+  for (size_t i = 0; i < poses.size(); ++i) {
+    size_t j = i;
+    if (next.layout != frame.layout) {
+      auto it = std::lower_bound(next_ids.begin(), next_ids.end(), layout.movable_ids[i]);
+      if (it == next_ids.end() || *it != layout.movable_ids[i]) continue;
+      j = static_cast<size_t>(it - next_ids.begin());
+    }
+    poses[i] = Interpolate(poses[i], next.poses[j], fraction);
+  }
+  return poses;
+}
 
-  // Start from the most recently used rebuilt world of the same layout: it
-  // differs from the target only in the poses that moved in between.
+// The frame's world with `poses` at `tick`. It starts from the most
+// recently used rebuilt world of the same layout, which differs from the
+// target only in the poses that moved in between, and restores the
+// layout's snapshot only when there is none.
+Status WorldHistory::RebuildView(const Frame& frame, int64_t tick, const std::vector<Transform>& poses,
+                                 World* view) const {
+  const Layout& layout = *frame.layout;
   const CachedView* base = nullptr;
   for (const CachedView& v : cache_) {
     if (v.layout == frame.layout && (base == nullptr || v.last_used > base->last_used)) base = &v;
   }
-  World view;
   if (base != nullptr) {
-    view = base->world->Clone();
-  } else if (Status s = World::Restore(layout.snapshot, &view); !s.ok()) {
+    *view = base->world->Clone();
+  } else if (Status s = World::Restore(layout.snapshot, view); !s.ok()) {
     // The bytes came from World::Snapshot, and every state a world can
     // reach restores (world.h, Step); should that ever break, the query
     // fails with the reason instead of taking the process down.
     return InternalError("history: the recorded world at tick " + std::to_string(tick) +
                          " does not restore: " + s.message());
   }
-  World::Impl& v = *view.impl_;
+  World::Impl& v = *view->impl_;
   for (size_t i = 0; i < poses.size(); ++i) {
     const uint32_t slot = v.ids.Find(layout.movable_ids[i]);
     if (v.bodies[slot].transform == poses[i]) continue;
@@ -177,18 +198,30 @@ Status WorldHistory::At(const World& live, int64_t tick, Fixed fraction, std::sh
     v.SyncBodyShapes(slot);
   }
   v.tick = tick;
-  auto shared = std::make_shared<const World>(std::move(view));
-  *out = shared;
-  if (uses_live) return OkStatus();
+  return OkStatus();
+}
 
+// A cached rebuild of exactly this tick, fraction and layout (marked used),
+// or null.
+std::shared_ptr<const World> WorldHistory::CacheFind(int64_t tick, Fixed fraction, const Frame& frame) const {
+  for (CachedView& v : cache_) {
+    if (v.tick == tick && v.fraction_raw == fraction.raw() && v.layout == frame.layout) {
+      v.last_used = cache_clock_;
+      return v.world;
+    }
+  }
+  return nullptr;
+}
+
+// Keeps a rebuilt world, evicting the least recently used past kCachedViews.
+void WorldHistory::CacheAdd(int64_t tick, Fixed fraction, const Frame& frame, std::shared_ptr<const World> world) const {
   if (cache_.size() >= kCachedViews) {
     auto oldest_used = std::min_element(cache_.begin(), cache_.end(), [](const CachedView& a, const CachedView& b) {
       return a.last_used < b.last_used;
     });
     cache_.erase(oldest_used);
   }
-  cache_.push_back({tick, fraction.raw(), frame.layout, std::move(shared), cache_clock_});
-  return OkStatus();
+  cache_.push_back({tick, fraction.raw(), frame.layout, std::move(world), cache_clock_});
 }
 
 size_t WorldHistory::MemoryBytes() const {

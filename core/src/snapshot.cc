@@ -174,13 +174,6 @@ std::string RefName(const ShapeRef& r) {
   return "(" + std::to_string(r.body_id) + ", " + std::to_string(r.shape_index) + ")";
 }
 
-// The shape `ref` names in `w`, or null when there is none.
-const ShapeRecord* FindShape(const World::Impl& w, const ShapeRef& ref) {
-  const BodyRecord* body = w.Find(ref.body_id);
-  if (body == nullptr || ref.shape_index >= body->shape_count) return nullptr;
-  return &w.shapes[body->first_shape + ref.shape_index];
-}
-
 // Contacts as a step leaves them (step_contacts.cc): a strictly ascending list of
 // touching pairs of non-sensor shapes on two bodies, one of them dynamic.
 // Anything else would go into the hash and the next step's warm start and
@@ -193,8 +186,8 @@ Status ValidateContacts(const World::Impl& w, const std::vector<internal::Contac
       return Corrupt(field + ": not in strictly ascending (a, b) order");
     }
     if (!(c.a < c.b)) return Corrupt(field + ": shape a " + RefName(c.a) + " must precede shape b " + RefName(c.b));
-    const ShapeRecord* a = FindShape(w, c.a);
-    const ShapeRecord* b = FindShape(w, c.b);
+    const ShapeRecord* a = w.FindShape(c.a);
+    const ShapeRecord* b = w.FindShape(c.b);
     if (a == nullptr) return Corrupt(field + ".a: no shape " + RefName(c.a));
     if (b == nullptr) return Corrupt(field + ".b: no shape " + RefName(c.b));
     if (c.a.body_id == c.b.body_id) return Corrupt(field + ": both shapes are on body " + std::to_string(c.a.body_id));
@@ -222,8 +215,8 @@ Status ValidateSensors(const World::Impl& w, const std::vector<SensorEvent>& sen
     if (i > 0 && !(sensors[i - 1].sensor < e.sensor || (sensors[i - 1].sensor == e.sensor && sensors[i - 1].visitor < e.visitor))) {
       return Corrupt(field + ": not in strictly ascending (sensor, visitor) order");
     }
-    const ShapeRecord* sensor = FindShape(w, e.sensor);
-    const ShapeRecord* visitor = FindShape(w, e.visitor);
+    const ShapeRecord* sensor = w.FindShape(e.sensor);
+    const ShapeRecord* visitor = w.FindShape(e.visitor);
     if (sensor == nullptr) return Corrupt(field + ".sensor: no shape " + RefName(e.sensor));
     if (visitor == nullptr) return Corrupt(field + ".visitor: no shape " + RefName(e.visitor));
     if (!sensor->is_sensor) return Corrupt(field + ".sensor: shape " + RefName(e.sensor) + " is not a sensor");
@@ -232,6 +225,143 @@ Status ValidateSensors(const World::Impl& w, const std::vector<SensorEvent>& sen
     if (w.bodies[sensor->body_slot].type == BodyType::kStatic && w.bodies[visitor->body_slot].type == BodyType::kStatic) {
       return Corrupt(field + ": both bodies are static");
     }
+  }
+  return OkStatus();
+}
+
+
+// ---- Restore's stages: each reads one part of the layout above, in order,
+// and names what is wrong with it; the world is only built from the parts
+// once all of them have been read and AddBodies has checked them.
+
+// The checksum, magic and version: whether the bytes are an image this
+// build can read at all, before any field is trusted. *body is what follows
+// the version, up to the trailer.
+Status CheckEnvelope(std::span<const uint8_t> bytes, std::span<const uint8_t>* body) {
+  if (bytes.size() < 8 + 8) return Corrupt("too short");
+  const std::span<const uint8_t> image = bytes.first(bytes.size() - 8);
+  ByteReader trailer(bytes.last(8));
+  if (trailer.U64() != XXH64(image.data(), image.size(), 0)) return Corrupt("checksum mismatch (truncated or damaged)");
+  ByteReader in(image);
+  for (char c : kMagic) {
+    if (in.U8() != static_cast<uint8_t>(c)) return Corrupt("bad magic (not an Arbiter world snapshot)");
+  }
+  const uint32_t version = in.U32();
+  if (version != kVersion) return Corrupt("unsupported version " + std::to_string(version));
+  *body = image.last(in.remaining());
+  return OkStatus();
+}
+
+// A shape's geometry from its type byte, point count, radius and points
+// (already read), through the shape constructors: a polygon is re-checked
+// by MakePolygon.
+Status MakeStoredShape(uint8_t type, int n, Fixed radius, const Vec2* p, Shape* out) {
+  switch (static_cast<ShapeType>(type)) {
+    case ShapeType::kCircle:
+      if (n != 1) return Corrupt("circle with " + std::to_string(n) + " points");
+      *out = Shape::FromCircle({p[0], radius});
+      return OkStatus();
+    case ShapeType::kCapsule:
+      if (n != 2) return Corrupt("capsule with " + std::to_string(n) + " points");
+      *out = Shape::FromCapsule({p[0], p[1], radius});
+      return OkStatus();
+    case ShapeType::kSegment:
+      if (n != 2) return Corrupt("segment with " + std::to_string(n) + " points");
+      *out = Shape::FromSegment({p[0], p[1]});
+      return OkStatus();
+    case ShapeType::kChainSegment:  // stored as point1, point2, ghost1, ghost2
+      if (n != 4) return Corrupt("chain segment with " + std::to_string(n) + " points");
+      *out = Shape::FromChainSegment({p[2], p[0], p[1], p[3]});
+      return OkStatus();
+    case ShapeType::kPolygon: {
+      Polygon polygon;
+      const ShapeError error = MakePolygon(std::span<const Vec2>(p, n), radius, &polygon);
+      if (error != ShapeError::kOk) return Corrupt(std::string("polygon: ") + ShapeErrorMessage(error));
+      *out = Shape::FromPolygon(polygon);
+      return OkStatus();
+    }
+  }
+  return Corrupt("unknown shape type " + std::to_string(type));
+}
+
+Status ReadShapeDef(ByteReader& in, ShapeDef* sd) {
+  const uint8_t type = in.U8();
+  sd->is_sensor = in.U8() != 0;
+  const uint8_t n = in.U8();
+  const Fixed radius = in.F();
+  Vec2 p[kMaxPolygonVertices];
+  if (n < 1 || n > kMaxPolygonVertices) return Corrupt("bad point count");
+  for (int k = 0; k < n; ++k) p[k] = in.V();
+  if (Status s = MakeStoredShape(type, n, radius, p, &sd->shape); !s.ok()) return s;
+  sd->filter.category_bits = in.U64();
+  sd->filter.mask_bits = in.U64();
+  sd->filter.group_index = in.I32();
+  sd->friction = in.F();
+  sd->restitution = in.F();
+  sd->density = in.F();
+  sd->user_tag = in.U64();
+  return OkStatus();
+}
+
+Status ReadBodyDef(ByteReader& in, BodyDef* b) {
+  b->id = in.U64();
+  b->type = static_cast<BodyType>(in.U8());
+  b->is_bullet = in.U8() != 0;
+  b->transform.p = in.V();
+  b->transform.q.c = in.F();
+  b->transform.q.s = in.F();
+  b->linear_velocity = in.V();
+  b->angular_velocity = in.F();
+  b->linear_damping = in.F();
+  b->angular_damping = in.F();
+  b->gravity_scale = in.F();
+  const uint32_t shape_count = in.U32();
+  if (!in.ok() || shape_count > kMaxShapesPerBody + kMaxChainSegmentsPerBody) return Corrupt("bad shape count");
+  b->shapes.resize(shape_count);
+  for (ShapeDef& sd : b->shapes) {
+    if (Status s = ReadShapeDef(in, &sd); !s.ok()) return s;
+  }
+  return OkStatus();
+}
+
+Status ReadBodies(ByteReader& in, std::vector<BodyDef>* defs) {
+  const uint64_t count = in.U64();
+  // Each body takes at least 100 bytes: reject absurd counts before allocating.
+  if (!in.ok() || count > in.remaining() / 100 + 1) return Corrupt("body count exceeds the data");
+  defs->resize(count);
+  for (BodyDef& b : *defs) {
+    if (Status s = ReadBodyDef(in, &b); !s.ok()) return s;
+  }
+  return OkStatus();
+}
+
+Status ReadContacts(ByteReader& in, std::vector<internal::ContactState>* contacts) {
+  const uint64_t contact_count = in.U64();
+  if (!in.ok() || contact_count > in.remaining() / 25 + 1) return Corrupt("contact count exceeds the data");
+  contacts->resize(contact_count);
+  for (internal::ContactState& c : *contacts) {
+    c.a = {in.U64(), in.U32()};
+    c.b = {in.U64(), in.U32()};
+    c.point_count = in.U8();
+    if (c.point_count > 2) return Corrupt("contact with more than two points");
+    for (int i = 0; i < c.point_count; ++i) {
+      const uint32_t id = in.U32();
+      if (id > 0xFFFF) return Corrupt("contact point with a feature id beyond 16 bits");
+      c.points[i].id = static_cast<uint16_t>(id);
+      c.points[i].normal_impulse = in.F();
+      c.points[i].tangent_impulse = in.F();
+    }
+  }
+  return OkStatus();
+}
+
+Status ReadSensors(ByteReader& in, std::vector<SensorEvent>* sensors) {
+  const uint64_t sensor_count = in.U64();
+  if (!in.ok() || sensor_count > in.remaining() / 24 + 1) return Corrupt("sensor count exceeds the data");
+  sensors->resize(sensor_count);
+  for (SensorEvent& e : *sensors) {
+    e.sensor = {in.U64(), in.U32()};
+    e.visitor = {in.U64(), in.U32()};
   }
   return OkStatus();
 }
@@ -251,107 +381,20 @@ std::vector<uint8_t> World::Snapshot() const {
 }
 
 Status World::Restore(std::span<const uint8_t> bytes, World* out) {
-  if (bytes.size() < 8 + 8) return Corrupt("too short");
-  const std::span<const uint8_t> body = bytes.first(bytes.size() - 8);
-  ByteReader trailer(bytes.last(8));
-  if (trailer.U64() != XXH64(body.data(), body.size(), 0)) return Corrupt("checksum mismatch (truncated or damaged)");
+  std::span<const uint8_t> body;
+  if (Status s = CheckEnvelope(bytes, &body); !s.ok()) return s;
   ByteReader in(body);
-  for (char c : kMagic) {
-    if (in.U8() != static_cast<uint8_t>(c)) return Corrupt("bad magic (not an Arbiter world snapshot)");
-  }
-  const uint32_t version = in.U32();
-  if (version != kVersion) return Corrupt("unsupported version " + std::to_string(version));
   WorldDef def;
   def.gravity = in.V();
   def.tick_hz = in.I32();
   def.max_bodies = in.U32();
   const int64_t tick = in.I64();
-  const uint64_t count = in.U64();
-  // Each body takes at least 100 bytes: reject absurd counts before allocating.
-  if (!in.ok() || count > in.remaining() / 100 + 1) return Corrupt("body count exceeds the data");
-  std::vector<BodyDef> defs(count);
-  for (BodyDef& b : defs) {
-    b.id = in.U64();
-    b.type = static_cast<BodyType>(in.U8());
-    b.is_bullet = in.U8() != 0;
-    b.transform.p = in.V();
-    b.transform.q.c = in.F();
-    b.transform.q.s = in.F();
-    b.linear_velocity = in.V();
-    b.angular_velocity = in.F();
-    b.linear_damping = in.F();
-    b.angular_damping = in.F();
-    b.gravity_scale = in.F();
-    const uint32_t shape_count = in.U32();
-    if (!in.ok() || shape_count > kMaxShapesPerBody + kMaxChainSegmentsPerBody) return Corrupt("bad shape count");
-    b.shapes.resize(shape_count);
-    for (ShapeDef& sd : b.shapes) {
-      const uint8_t type = in.U8();
-      sd.is_sensor = in.U8() != 0;
-      const uint8_t n = in.U8();
-      const Fixed radius = in.F();
-      Vec2 p[kMaxPolygonVertices];
-      if (n < 1 || n > kMaxPolygonVertices) return Corrupt("bad point count");
-      for (int k = 0; k < n; ++k) p[k] = in.V();
-      switch (static_cast<ShapeType>(type)) {
-        case ShapeType::kCircle:
-          if (n != 1) return Corrupt("circle with " + std::to_string(n) + " points");
-          sd.shape = Shape::FromCircle({p[0], radius});
-          break;
-        case ShapeType::kCapsule:
-          if (n != 2) return Corrupt("capsule with " + std::to_string(n) + " points");
-          sd.shape = Shape::FromCapsule({p[0], p[1], radius});
-          break;
-        case ShapeType::kSegment:
-          if (n != 2) return Corrupt("segment with " + std::to_string(n) + " points");
-          sd.shape = Shape::FromSegment({p[0], p[1]});
-          break;
-        case ShapeType::kChainSegment:  // stored as point1, point2, ghost1, ghost2
-          if (n != 4) return Corrupt("chain segment with " + std::to_string(n) + " points");
-          sd.shape = Shape::FromChainSegment({p[2], p[0], p[1], p[3]});
-          break;
-        case ShapeType::kPolygon: {
-          Polygon polygon;
-          const ShapeError error = MakePolygon(std::span<const Vec2>(p, n), radius, &polygon);
-          if (error != ShapeError::kOk) return Corrupt(std::string("polygon: ") + ShapeErrorMessage(error));
-          sd.shape = Shape::FromPolygon(polygon);
-          break;
-        }
-        default:
-          return Corrupt("unknown shape type " + std::to_string(type));
-      }
-      sd.filter.category_bits = in.U64();
-      sd.filter.mask_bits = in.U64();
-      sd.filter.group_index = in.I32();
-      sd.friction = in.F();
-      sd.restitution = in.F();
-      sd.density = in.F();
-      sd.user_tag = in.U64();
-    }
-  }
-  const uint64_t contact_count = in.U64();
-  if (!in.ok() || contact_count > in.remaining() / 25 + 1) return Corrupt("contact count exceeds the data");
-  std::vector<internal::ContactState> contacts(contact_count);
-  for (internal::ContactState& c : contacts) {
-    c.a = {in.U64(), in.U32()};
-    c.b = {in.U64(), in.U32()};
-    c.point_count = in.U8();
-    if (c.point_count > 2) return Corrupt("contact with more than two points");
-    for (int i = 0; i < c.point_count; ++i) {
-      const uint32_t id = in.U32();
-      if (id > 0xFFFF) return Corrupt("contact point with a feature id beyond 16 bits");
-      c.points[i].id = static_cast<uint16_t>(id);
-      c.points[i].normal_impulse = in.F();
-      c.points[i].tangent_impulse = in.F();
-    }
-  }
-  const uint64_t sensor_count = in.U64();
-  if (!in.ok() || sensor_count > in.remaining() / 24 + 1) return Corrupt("sensor count exceeds the data");
-  std::vector<SensorEvent> sensors(sensor_count);
-  for (SensorEvent& e : sensors) {
-    e.sensor = {in.U64(), in.U32()};
-    e.visitor = {in.U64(), in.U32()};
-  }
+  std::vector<BodyDef> defs;
+  if (Status s = ReadBodies(in, &defs); !s.ok()) return s;
+  std::vector<internal::ContactState> contacts;
+  if (Status s = ReadContacts(in, &contacts); !s.ok()) return s;
+  std::vector<SensorEvent> sensors;
+  if (Status s = ReadSensors(in, &sensors); !s.ok()) return s;
   if (!in.ok()) return Corrupt("truncated");
   if (in.remaining() != 0) return Corrupt("trailing bytes");
   // Re-validate through the ordinary paths: a snapshot is input like any other.

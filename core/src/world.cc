@@ -82,6 +82,118 @@ Aabb FattenAhead(const Aabb& box, Vec2 ahead) {
   return fat;
 }
 
+
+// ---- AddBodies' stages: check the whole batch, reserve once, then insert
+// body by body (slot, record, shapes).
+
+// The batch's checks, in the order errors are reported: the body limit,
+// each body's fields and id against the world, then ids repeated within
+// the batch.
+Status CheckNewBodies(const World::Impl& w, std::span<const BodyDef> defs) {
+  if (defs.size() > w.def.max_bodies || w.live_bodies + defs.size() > w.def.max_bodies) {
+    return ResourceExhaustedError("bodies: the world would exceed its limit of " + std::to_string(w.def.max_bodies) +
+                                  " bodies");
+  }
+  for (size_t i = 0; i < defs.size(); ++i) {
+    const std::string field = "bodies[" + std::to_string(i) + "]";
+    if (Status s = internal::ValidateBodyDef(defs[i], field); !s.ok()) return s;
+    if (w.ids.Find(defs[i].id) != internal::IdMap::kMissing) {
+      return AlreadyExistsError(field + ".id: body " + std::to_string(defs[i].id) + " already exists");
+    }
+  }
+  // Sorted (id, index) pairs: a repeat is adjacent, and the lowest id
+  // repeated is reported, at its later index, whatever the batch order.
+  std::vector<std::pair<uint64_t, size_t>> batch_ids(defs.size());
+  for (size_t i = 0; i < defs.size(); ++i) batch_ids[i] = {defs[i].id, i};
+  std::sort(batch_ids.begin(), batch_ids.end());
+  for (size_t i = 1; i < batch_ids.size(); ++i) {
+    if (batch_ids[i].first == batch_ids[i - 1].first) {
+      return AlreadyExistsError("bodies[" + std::to_string(batch_ids[i].second) + "].id: body " +
+                                std::to_string(batch_ids[i].first) + " appears twice in the batch");
+    }
+  }
+  return OkStatus();
+}
+
+// Grows the arrays once, to the size needed, rather than by doubling:
+// vector slack would otherwise be a third of the memory per body.
+void ReserveFor(World::Impl& w, std::span<const BodyDef> defs) {
+  size_t shape_total = 0, point_total = 0;
+  for (const BodyDef& def : defs) {
+    shape_total += def.shapes.size();
+    for (const ShapeDef& sd : def.shapes) {
+      Vec2 scratch[kMaxPolygonVertices];
+      Fixed radius;
+      point_total += static_cast<size_t>(LocalPoints(sd.shape, scratch, &radius));
+    }
+  }
+  GrowFor(w.shapes, shape_total);
+  GrowFor(w.local_points, point_total);
+  GrowFor(w.world_points, point_total);
+  if (w.free_body_slots.size() < defs.size()) GrowFor(w.bodies, defs.size() - w.free_body_slots.size());
+}
+
+// A free body slot (the most recently freed first), or a new one.
+uint32_t TakeBodySlot(World::Impl& w) {
+  if (!w.free_body_slots.empty()) {
+    const uint32_t slot = w.free_body_slots.back();
+    w.free_body_slots.pop_back();
+    return slot;
+  }
+  w.bodies.emplace_back();
+  return static_cast<uint32_t>(w.bodies.size() - 1);
+}
+
+// A body's record, its shapes to follow from `first_shape`. A static body
+// keeps no velocity.
+BodyRecord NewBodyRecord(const BodyDef& def, uint32_t first_shape) {
+  BodyRecord body;
+  body.id = def.id;
+  body.type = def.type;
+  body.transform = def.transform;
+  body.linear_velocity = def.type == BodyType::kStatic ? Vec2{} : def.linear_velocity;
+  body.angular_velocity = def.type == BodyType::kStatic ? kFixedZero : def.angular_velocity;
+  body.linear_damping = def.linear_damping;
+  body.angular_damping = def.angular_damping;
+  body.gravity_scale = def.gravity_scale;
+  body.is_bullet = def.is_bullet;
+  body.first_shape = first_shape;
+  body.shape_count = static_cast<uint32_t>(def.shapes.size());
+  SetMassData(def, &body);
+  return body;
+}
+
+// Appends shape `index` of the body in `slot`: its record, its points
+// (local and placed) and its proxy, in the static tree (exact box) or the
+// movable one (fat box). True when it went to the static tree.
+bool AppendShape(World::Impl& w, const BodyDef& def, uint32_t slot, uint32_t index) {
+  const ShapeDef& sd = def.shapes[index];
+  ShapeRecord s;
+  s.filter = sd.filter;
+  s.friction = sd.friction;
+  s.restitution = sd.restitution;
+  s.density = sd.density;
+  s.user_tag = sd.user_tag;
+  s.body_slot = slot;
+  s.index_in_body = index;
+  s.type = sd.shape.type;
+  s.is_sensor = sd.is_sensor;
+  s.alive = true;
+  Vec2 local[kMaxPolygonVertices];
+  s.point_count = static_cast<uint8_t>(LocalPoints(sd.shape, local, &s.radius));
+  s.point_offset = static_cast<uint32_t>(w.local_points.size());
+  for (int k = 0; k < s.point_count; ++k) {
+    w.local_points.push_back(local[k]);
+    w.world_points.push_back(TransformPoint(def.transform, local[k]));
+  }
+  const uint32_t shape_index = static_cast<uint32_t>(w.shapes.size());
+  const Aabb box = ComputeProxyAabb(w.ProxyOf(s));
+  const bool is_static = def.type == BodyType::kStatic;
+  s.proxy = is_static ? w.static_tree.CreateProxy(box, shape_index) : w.movable_tree.CreateProxy(Fatten(box), shape_index);
+  w.shapes.push_back(s);
+  return is_static;
+}
+
 }  // namespace
 
 bool ShouldCollide(const Filter& a, const Filter& b) {
@@ -119,98 +231,19 @@ Status World::AddBody(const BodyDef& def) { return AddBodies(std::span<const Bod
 
 Status World::AddBodies(std::span<const BodyDef> defs) {
   Impl& w = *impl_;
-  if (defs.size() > w.def.max_bodies || w.live_bodies + defs.size() > w.def.max_bodies) {
-    return ResourceExhaustedError("bodies: the world would exceed its limit of " + std::to_string(w.def.max_bodies) +
-                                  " bodies");
-  }
-  // Validate everything before touching anything.
-  for (size_t i = 0; i < defs.size(); ++i) {
-    const std::string field = "bodies[" + std::to_string(i) + "]";
-    if (Status s = internal::ValidateBodyDef(defs[i], field); !s.ok()) return s;
-    if (w.ids.Find(defs[i].id) != internal::IdMap::kMissing) {
-      return AlreadyExistsError(field + ".id: body " + std::to_string(defs[i].id) + " already exists");
-    }
-  }
-  std::vector<std::pair<uint64_t, size_t>> batch_ids(defs.size());
-  for (size_t i = 0; i < defs.size(); ++i) batch_ids[i] = {defs[i].id, i};
-  std::sort(batch_ids.begin(), batch_ids.end());
-  for (size_t i = 1; i < batch_ids.size(); ++i) {
-    if (batch_ids[i].first == batch_ids[i - 1].first) {
-      return AlreadyExistsError("bodies[" + std::to_string(batch_ids[i].second) + "].id: body " +
-                                std::to_string(batch_ids[i].first) + " appears twice in the batch");
-    }
-  }
-
-  // Grow the arrays once, to the size needed, rather than by doubling:
-  // vector slack would otherwise be a third of the memory per body.
-  size_t shape_total = 0, point_total = 0;
-  for (const BodyDef& def : defs) {
-    shape_total += def.shapes.size();
-    for (const ShapeDef& sd : def.shapes) {
-      Vec2 scratch[kMaxPolygonVertices];
-      Fixed radius;
-      point_total += static_cast<size_t>(LocalPoints(sd.shape, scratch, &radius));
-    }
-  }
-  GrowFor(w.shapes, shape_total);
-  GrowFor(w.local_points, point_total);
-  GrowFor(w.world_points, point_total);
-  if (w.free_body_slots.size() < defs.size()) GrowFor(w.bodies, defs.size() - w.free_body_slots.size());
-
+  // Validate everything before touching anything: all or nothing.
+  if (Status s = CheckNewBodies(w, defs); !s.ok()) return s;
+  ReserveFor(w, defs);
   size_t new_statics = 0, new_movables = 0;
   for (const BodyDef& def : defs) {
-    uint32_t slot;
-    if (!w.free_body_slots.empty()) {
-      slot = w.free_body_slots.back();
-      w.free_body_slots.pop_back();
-    } else {
-      slot = static_cast<uint32_t>(w.bodies.size());
-      w.bodies.emplace_back();
-    }
-    BodyRecord& body = w.bodies[slot];
-    body = BodyRecord();
-    body.id = def.id;
-    body.type = def.type;
-    body.transform = def.transform;
-    body.linear_velocity = def.type == BodyType::kStatic ? Vec2{} : def.linear_velocity;
-    body.angular_velocity = def.type == BodyType::kStatic ? kFixedZero : def.angular_velocity;
-    body.linear_damping = def.linear_damping;
-    body.angular_damping = def.angular_damping;
-    body.gravity_scale = def.gravity_scale;
-    body.is_bullet = def.is_bullet;
-    body.first_shape = static_cast<uint32_t>(w.shapes.size());
-    body.shape_count = static_cast<uint32_t>(def.shapes.size());
-    SetMassData(def, &body);
+    const uint32_t slot = TakeBodySlot(w);
+    w.bodies[slot] = NewBodyRecord(def, static_cast<uint32_t>(w.shapes.size()));
     for (size_t i = 0; i < def.shapes.size(); ++i) {
-      const ShapeDef& sd = def.shapes[i];
-      ShapeRecord s;
-      s.filter = sd.filter;
-      s.friction = sd.friction;
-      s.restitution = sd.restitution;
-      s.density = sd.density;
-      s.user_tag = sd.user_tag;
-      s.body_slot = slot;
-      s.index_in_body = static_cast<uint32_t>(i);
-      s.type = sd.shape.type;
-      s.is_sensor = sd.is_sensor;
-      s.alive = true;
-      Vec2 local[kMaxPolygonVertices];
-      s.point_count = static_cast<uint8_t>(LocalPoints(sd.shape, local, &s.radius));
-      s.point_offset = static_cast<uint32_t>(w.local_points.size());
-      for (int k = 0; k < s.point_count; ++k) {
-        w.local_points.push_back(local[k]);
-        w.world_points.push_back(TransformPoint(def.transform, local[k]));
-      }
-      const uint32_t shape_index = static_cast<uint32_t>(w.shapes.size());
-      const Aabb box = ComputeProxyAabb(w.ProxyOf(s));
-      if (def.type == BodyType::kStatic) {
-        s.proxy = w.static_tree.CreateProxy(box, shape_index);
+      if (AppendShape(w, def, slot, static_cast<uint32_t>(i))) {
         ++new_statics;
       } else {
-        s.proxy = w.movable_tree.CreateProxy(Fatten(box), shape_index);
         ++new_movables;
       }
-      w.shapes.push_back(s);
     }
     w.ids.Insert(def.id, slot);
     ++w.live_bodies;

@@ -151,6 +151,13 @@ struct World::Impl {
     return slot == internal::IdMap::kMissing ? nullptr : &bodies[slot];
   }
 
+  /// The shape `ref` names, or null when there is none.
+  const internal::ShapeRecord* FindShape(const ShapeRef& ref) const {
+    const internal::BodyRecord* body = Find(ref.body_id);
+    if (body == nullptr || ref.shape_index >= body->shape_count) return nullptr;
+    return &shapes[body->first_shape + ref.shape_index];
+  }
+
   /// The world-space proxy of a live shape.
   ShapeProxy ProxyOf(const internal::ShapeRecord& s) const {
     return internal::ProxyFromPoints(s, &world_points[s.point_offset]);

@@ -7,8 +7,26 @@
 
 #include "arbiter/core/chain.h"
 #include "arbiter/core/shapes.h"
+#include "arbiter/core/world.h"
 
 namespace arbiter::wire {
+
+// arbiter::StatusCode and absl::StatusCode both use the google.rpc.Code
+// numbering (status.h says so for the core; Abseil documents it), so the
+// cast is the mapping.
+static_assert(static_cast<int>(StatusCode::kInvalidArgument) == static_cast<int>(absl::StatusCode::kInvalidArgument));
+static_assert(static_cast<int>(StatusCode::kNotFound) == static_cast<int>(absl::StatusCode::kNotFound));
+static_assert(static_cast<int>(StatusCode::kAlreadyExists) == static_cast<int>(absl::StatusCode::kAlreadyExists));
+static_assert(static_cast<int>(StatusCode::kResourceExhausted) == static_cast<int>(absl::StatusCode::kResourceExhausted));
+static_assert(static_cast<int>(StatusCode::kFailedPrecondition) == static_cast<int>(absl::StatusCode::kFailedPrecondition));
+static_assert(static_cast<int>(StatusCode::kOutOfRange) == static_cast<int>(absl::StatusCode::kOutOfRange));
+static_assert(static_cast<int>(StatusCode::kInternal) == static_cast<int>(absl::StatusCode::kInternal));
+
+absl::Status FromCore(const Status& status) {
+  if (status.ok()) return absl::OkStatus();
+  return absl::Status(static_cast<absl::StatusCode>(status.code()), status.message());
+}
+
 namespace {
 
 // -2^63 is the one raw value whose negation wraps to itself. The core's
@@ -24,39 +42,39 @@ std::string Join(std::string_view field, std::string_view rest) {
 
 // Core validators take a field prefix; we pass "" and prepend ours only on
 // error, so the per-item hot path builds no strings.
-Status Prefixed(Status s, std::string_view field) {
+absl::Status Prefixed(absl::Status s, std::string_view field) {
   if (s.ok()) return s;
-  return Status(s.code(), Join(field, s.message()));
+  return absl::Status(s.code(), Join(field, std::string(s.message())));
 }
 
 bool HasMinRaw(const v1::Vec2& v) { return v.x() == kMinRaw || v.y() == kMinRaw; }
 
 // Built only on error, so that the per-item path allocates nothing.
-Status MinRawError(std::string_view field) {
-  return OutOfRangeError(Join(field, ": raw value -2^63 is not accepted (it has no negation)"));
+absl::Status MinRawError(std::string_view field) {
+  return absl::OutOfRangeError(Join(field, ": raw value -2^63 is not accepted (it has no negation)"));
 }
 
-Status ShapeStatus(ShapeError error, std::string_view field, const char* kind) {
-  if (error == ShapeError::kOk) return OkStatus();
+absl::Status ShapeStatus(ShapeError error, std::string_view field, const char* kind) {
+  if (error == ShapeError::kOk) return absl::OkStatus();
   std::string message = Join(field, ".");
   message += kind;
   message += ": ";
   message += ShapeErrorMessage(error);
-  return error == ShapeError::kOutOfRange ? OutOfRangeError(std::move(message))
-                                          : InvalidArgumentError(std::move(message));
+  return error == ShapeError::kOutOfRange ? absl::OutOfRangeError(std::move(message))
+                                          : absl::InvalidArgumentError(std::move(message));
 }
 
 }  // namespace
 
-Status CheckRaw(int64_t raw, std::string_view field) {
-  if (raw != kMinRaw) return OkStatus();
+absl::Status CheckRaw(int64_t raw, std::string_view field) {
+  if (raw != kMinRaw) return absl::OkStatus();
   return MinRawError(field);
 }
 
-Status ParseVec2(const v1::Vec2& v, std::string_view field, Vec2* out) {
+absl::Status ParseVec2(const v1::Vec2& v, std::string_view field, Vec2* out) {
   if (HasMinRaw(v)) return MinRawError(field);
   *out = FromProto(v);
-  return OkStatus();
+  return absl::OkStatus();
 }
 
 void ToProto(Rot q, v1::Rot* out) {
@@ -76,72 +94,72 @@ Transform FromProto(const v1::Transform& xf) {
   return t;
 }
 
-Status ParseRot(bool has, const v1::Rot& rot, std::string_view field, Rot* out) {
+absl::Status ParseRot(bool has, const v1::Rot& rot, std::string_view field, Rot* out) {
   if (!has) {
     *out = kRotIdentity;
-    return OkStatus();
+    return absl::OkStatus();
   }
   const Rot q{Fixed::FromRaw(rot.c()), Fixed::FromRaw(rot.s())};
-  if (!arbiter::IsUnitRotation(q)) return InvalidArgumentError(Join(field, ": not a unit rotation (c^2 + s^2 != 1)"));
+  if (!arbiter::IsUnitRotation(q)) return absl::InvalidArgumentError(Join(field, ": not a unit rotation (c^2 + s^2 != 1)"));
   *out = q;
-  return OkStatus();
+  return absl::OkStatus();
 }
 
-Status ParseTransform(const v1::Transform& xf, std::string_view field, Transform* out) {
+absl::Status ParseTransform(const v1::Transform& xf, std::string_view field, Transform* out) {
   Transform t;
-  if (Status s = ParsePoint(xf.position(), Join(field, ".position"), &t.p); !s.ok()) return s;
-  if (Status s = ParseRot(xf.has_rotation(), xf.rotation(), Join(field, ".rotation"), &t.q); !s.ok()) return s;
+  if (absl::Status s = ParsePoint(xf.position(), Join(field, ".position"), &t.p); !s.ok()) return s;
+  if (absl::Status s = ParseRot(xf.has_rotation(), xf.rotation(), Join(field, ".rotation"), &t.q); !s.ok()) return s;
   *out = t;
-  return OkStatus();
+  return absl::OkStatus();
 }
 
-Status ParsePoint(const v1::Vec2& point, std::string_view field, Vec2* out) {
+absl::Status ParsePoint(const v1::Vec2& point, std::string_view field, Vec2* out) {
   Vec2 p;
-  if (Status s = ParseVec2(point, field, &p); !s.ok()) return s;
-  if (Status s = ValidatePoint(p, ""); !s.ok()) return Prefixed(std::move(s), field);
+  if (absl::Status s = ParseVec2(point, field, &p); !s.ok()) return s;
+  if (absl::Status s = FromCore(ValidatePoint(p, "")); !s.ok()) return Prefixed(std::move(s), field);
   *out = p;
-  return OkStatus();
+  return absl::OkStatus();
 }
 
-Status ParseTranslation(const v1::Vec2& translation, std::string_view field, Vec2* out) {
+absl::Status ParseTranslation(const v1::Vec2& translation, std::string_view field, Vec2* out) {
   // ValidateRay owns the translation limit; a ray from the origin checks
   // exactly that and nothing else.
   RayCastInput probe{Vec2{}, Vec2{}, kFixedOne};
-  if (Status s = ParseVec2(translation, field, &probe.translation); !s.ok()) return s;
-  if (Status s = ValidateRay(probe, ""); !s.ok()) {
-    return OutOfRangeError(Join(field, ": beyond +-2^30 units"));
+  if (absl::Status s = ParseVec2(translation, field, &probe.translation); !s.ok()) return s;
+  if (!ValidateRay(probe, "").ok()) {
+    return absl::OutOfRangeError(Join(field, ": beyond +-2^30 units"));
   }
   *out = probe.translation;
-  return OkStatus();
+  return absl::OkStatus();
 }
 
-Status ParseAabb(const v1::Aabb& box, std::string_view field, Aabb* out) {
+absl::Status ParseAabb(const v1::Aabb& box, std::string_view field, Aabb* out) {
   Aabb b;
   if (HasMinRaw(box.lower())) return MinRawError(Join(field, ".lower"));
   b.lower = FromProto(box.lower());
   if (HasMinRaw(box.upper())) return MinRawError(Join(field, ".upper"));
   b.upper = FromProto(box.upper());
-  if (Status s = ValidateAabb(b, ""); !s.ok()) return Prefixed(std::move(s), field);
+  if (absl::Status s = FromCore(ValidateAabb(b, "")); !s.ok()) return Prefixed(std::move(s), field);
   *out = b;
-  return OkStatus();
+  return absl::OkStatus();
 }
 
-Status ParseRay(const v1::Ray& ray, std::string_view field, RayCastInput* out) {
+absl::Status ParseRay(const v1::Ray& ray, std::string_view field, RayCastInput* out) {
   RayCastInput r{Vec2{}, Vec2{}, kFixedOne};
   if (HasMinRaw(ray.origin())) return MinRawError(Join(field, ".origin"));
   r.origin = FromProto(ray.origin());
   if (HasMinRaw(ray.translation())) return MinRawError(Join(field, ".translation"));
   r.translation = FromProto(ray.translation());
   if (ray.has_max_fraction()) r.max_fraction = Fixed::FromRaw(ray.max_fraction());
-  if (Status s = ValidateRay(r, ""); !s.ok()) return Prefixed(std::move(s), field);
+  if (absl::Status s = FromCore(ValidateRay(r, "")); !s.ok()) return Prefixed(std::move(s), field);
   *out = r;
-  return OkStatus();
+  return absl::OkStatus();
 }
 
-Status ParseRayColumns(const v1::RayColumns& columns, std::string_view field, std::vector<RayCastInput>* out) {
+absl::Status ParseRayColumns(const v1::RayColumns& columns, std::string_view field, std::vector<RayCastInput>* out) {
   const int n = columns.origin_x_size();
   if (columns.origin_y_size() != n || columns.translation_x_size() != n || columns.translation_y_size() != n) {
-    return InvalidArgumentError(Join(field, ": origin_x, origin_y, translation_x and translation_y differ in length (") +
+    return absl::InvalidArgumentError(Join(field, ": origin_x, origin_y, translation_x and translation_y differ in length (") +
                                 std::to_string(n) + ", " + std::to_string(columns.origin_y_size()) + ", " +
                                 std::to_string(columns.translation_x_size()) + ", " +
                                 std::to_string(columns.translation_y_size()) + ")");
@@ -152,111 +170,130 @@ Status ParseRayColumns(const v1::RayColumns& columns, std::string_view field, st
     if (columns.origin_x(i) == kMinRaw || columns.origin_y(i) == kMinRaw || columns.translation_x(i) == kMinRaw ||
         columns.translation_y(i) == kMinRaw) {
       out->resize(first);
-      return OutOfRangeError(Join(field, "[") + std::to_string(i) + "]: raw value -2^63 is not accepted");
+      return absl::OutOfRangeError(Join(field, "[") + std::to_string(i) + "]: raw value -2^63 is not accepted");
     }
     const RayCastInput r{{Fixed::FromRaw(columns.origin_x(i)), Fixed::FromRaw(columns.origin_y(i))},
                          {Fixed::FromRaw(columns.translation_x(i)), Fixed::FromRaw(columns.translation_y(i))},
                          kFixedOne};
-    if (Status s = ValidateRay(r, ""); !s.ok()) {
+    if (absl::Status s = FromCore(ValidateRay(r, "")); !s.ok()) {
       out->resize(first);
       // ".origin: ..." names the column pair; say which row.
-      return Status(s.code(), Join(field, "[") + std::to_string(i) + "]" + s.message());
+      return absl::Status(s.code(), Join(field, "[") + std::to_string(i) + "]" + std::string(s.message()));
     }
     out->push_back(r);
   }
-  return OkStatus();
+  return absl::OkStatus();
 }
 
-Status ParseShape(const v1::Shape& shape, std::string_view field, Shape* out) {
+namespace {
+
+// ---- ParseShape's stages, one per shape kind: read the points (rejecting
+// -2^63 with the point's own name), then let the core's constructor or
+// validator judge the shape.
+
+// A shape's point, named field + suffix (built only on error).
+absl::Status ParseShapePoint(const v1::Vec2& v, std::string_view field, const char* suffix, Vec2* out) {
+  if (HasMinRaw(v)) return MinRawError(Join(field, suffix));
+  *out = FromProto(v);
+  return absl::OkStatus();
+}
+
+absl::Status ParseCircle(const v1::Circle& w, std::string_view field, Shape* out) {
+  Circle c{Vec2{}, Fixed::FromRaw(w.radius())};
+  if (absl::Status s = ParseShapePoint(w.center(), field, ".circle.center", &c.center); !s.ok()) return s;
+  if (absl::Status s = ShapeStatus(ValidateCircle(c), field, "circle"); !s.ok()) return s;
+  *out = Shape::FromCircle(c);
+  return absl::OkStatus();
+}
+
+absl::Status ParseBox(const v1::Box& box, std::string_view field, Shape* out) {
+  Rot rotation;
+  if (absl::Status s = ParseRot(box.has_rotation(), box.rotation(), Join(field, ".box.rotation"), &rotation); !s.ok()) {
+    return s;
+  }
+  Vec2 center;
+  if (absl::Status s = ParseShapePoint(box.center(), field, ".box.center", &center); !s.ok()) return s;
+  Polygon polygon;
+  const ShapeError error = MakeOffsetBox(Fixed::FromRaw(box.half_extents().x()), Fixed::FromRaw(box.half_extents().y()),
+                                         center, rotation, &polygon);
+  if (absl::Status s = ShapeStatus(error, field, "box"); !s.ok()) return s;
+  *out = Shape::FromPolygon(polygon);
+  return absl::OkStatus();
+}
+
+absl::Status ParsePolygon(const v1::Polygon& p, std::string_view field, Shape* out) {
+  // Checked before copying into the fixed-size vertex array.
+  if (p.points_size() > kMaxPolygonVertices) return ShapeStatus(ShapeError::kTooManyVertices, field, "polygon");
+  Vec2 points[kMaxPolygonVertices];
+  for (int i = 0; i < p.points_size(); ++i) {
+    if (HasMinRaw(p.points(i))) {
+      return MinRawError(Join(field, ".polygon.points[") + std::to_string(i) + "]");
+    }
+    points[i] = FromProto(p.points(i));
+  }
+  Polygon polygon;
+  const ShapeError error =
+      MakePolygon(std::span<const Vec2>(points, static_cast<size_t>(p.points_size())), Fixed::FromRaw(p.radius()), &polygon);
+  if (absl::Status s = ShapeStatus(error, field, "polygon"); !s.ok()) return s;
+  *out = Shape::FromPolygon(polygon);
+  return absl::OkStatus();
+}
+
+absl::Status ParseCapsule(const v1::Capsule& w, std::string_view field, Shape* out) {
+  Capsule c{Vec2{}, Vec2{}, Fixed::FromRaw(w.radius())};
+  if (absl::Status s = ParseShapePoint(w.center1(), field, ".capsule.center1", &c.center1); !s.ok()) return s;
+  if (absl::Status s = ParseShapePoint(w.center2(), field, ".capsule.center2", &c.center2); !s.ok()) return s;
+  if (absl::Status s = ShapeStatus(ValidateCapsule(c), field, "capsule"); !s.ok()) return s;
+  *out = Shape::FromCapsule(c);
+  return absl::OkStatus();
+}
+
+absl::Status ParseSegment(const v1::Segment& w, std::string_view field, Shape* out) {
+  Segment g;
+  if (absl::Status s = ParseShapePoint(w.point1(), field, ".segment.point1", &g.point1); !s.ok()) return s;
+  if (absl::Status s = ParseShapePoint(w.point2(), field, ".segment.point2", &g.point2); !s.ok()) return s;
+  if (absl::Status s = ShapeStatus(ValidateSegment(g), field, "segment"); !s.ok()) return s;
+  *out = Shape::FromSegment(g);
+  return absl::OkStatus();
+}
+
+absl::Status ParseChainSegment(const v1::ChainSegment& w, std::string_view field, Shape* out) {
+  ChainSegment c;
+  // In wire order: the first bad point named is the first on the wire.
+  const std::pair<const v1::Vec2*, Vec2*> points[] = {
+      {&w.ghost1(), &c.ghost1}, {&w.point1(), &c.point1}, {&w.point2(), &c.point2}, {&w.ghost2(), &c.ghost2}};
+  const char* names[] = {".chain_segment.ghost1", ".chain_segment.point1", ".chain_segment.point2", ".chain_segment.ghost2"};
+  for (size_t i = 0; i < 4; ++i) {
+    if (absl::Status s = ParseShapePoint(*points[i].first, field, names[i], points[i].second); !s.ok()) return s;
+  }
+  if (absl::Status s = ShapeStatus(ValidateChainSegment(c), field, "chain_segment"); !s.ok()) return s;
+  *out = Shape::FromChainSegment(c);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ParseShape(const v1::Shape& shape, std::string_view field, Shape* out) {
   switch (shape.kind_case()) {
-    case v1::Shape::kCircle: {
-      Circle c{Vec2{}, Fixed::FromRaw(shape.circle().radius())};
-      if (HasMinRaw(shape.circle().center())) return MinRawError(Join(field, ".circle.center"));
-      c.center = FromProto(shape.circle().center());
-      if (Status s = ShapeStatus(ValidateCircle(c), field, "circle"); !s.ok()) return s;
-      *out = Shape::FromCircle(c);
-      return OkStatus();
-    }
-    case v1::Shape::kBox: {
-      const v1::Box& box = shape.box();
-      Rot rotation;
-      if (Status s = ParseRot(box.has_rotation(), box.rotation(), Join(field, ".box.rotation"), &rotation); !s.ok()) {
-        return s;
-      }
-      Vec2 center;
-      if (HasMinRaw(box.center())) return MinRawError(Join(field, ".box.center"));
-      center = FromProto(box.center());
-      Polygon polygon;
-      const ShapeError error = MakeOffsetBox(Fixed::FromRaw(box.half_extents().x()), Fixed::FromRaw(box.half_extents().y()),
-                                             center, rotation, &polygon);
-      if (Status s = ShapeStatus(error, field, "box"); !s.ok()) return s;
-      *out = Shape::FromPolygon(polygon);
-      return OkStatus();
-    }
-    case v1::Shape::kPolygon: {
-      const v1::Polygon& p = shape.polygon();
-      // Checked before copying into the fixed-size vertex array.
-      if (p.points_size() > kMaxPolygonVertices) return ShapeStatus(ShapeError::kTooManyVertices, field, "polygon");
-      Vec2 points[kMaxPolygonVertices];
-      for (int i = 0; i < p.points_size(); ++i) {
-        if (HasMinRaw(p.points(i))) {
-          return MinRawError(Join(field, ".polygon.points[") + std::to_string(i) + "]");
-        }
-        points[i] = FromProto(p.points(i));
-      }
-      Polygon polygon;
-      const ShapeError error =
-          MakePolygon(std::span<const Vec2>(points, static_cast<size_t>(p.points_size())), Fixed::FromRaw(p.radius()), &polygon);
-      if (Status s = ShapeStatus(error, field, "polygon"); !s.ok()) return s;
-      *out = Shape::FromPolygon(polygon);
-      return OkStatus();
-    }
-    case v1::Shape::kCapsule: {
-      Capsule c{Vec2{}, Vec2{}, Fixed::FromRaw(shape.capsule().radius())};
-      if (HasMinRaw(shape.capsule().center1())) return MinRawError(Join(field, ".capsule.center1"));
-      c.center1 = FromProto(shape.capsule().center1());
-      if (HasMinRaw(shape.capsule().center2())) return MinRawError(Join(field, ".capsule.center2"));
-      c.center2 = FromProto(shape.capsule().center2());
-      if (Status s = ShapeStatus(ValidateCapsule(c), field, "capsule"); !s.ok()) return s;
-      *out = Shape::FromCapsule(c);
-      return OkStatus();
-    }
-    case v1::Shape::kSegment: {
-      Segment g;
-      if (HasMinRaw(shape.segment().point1())) return MinRawError(Join(field, ".segment.point1"));
-      g.point1 = FromProto(shape.segment().point1());
-      if (HasMinRaw(shape.segment().point2())) return MinRawError(Join(field, ".segment.point2"));
-      g.point2 = FromProto(shape.segment().point2());
-      if (Status s = ShapeStatus(ValidateSegment(g), field, "segment"); !s.ok()) return s;
-      *out = Shape::FromSegment(g);
-      return OkStatus();
-    }
-    case v1::Shape::kChainSegment: {
-      const v1::ChainSegment& w = shape.chain_segment();
-      ChainSegment c;
-      const std::pair<const v1::Vec2*, Vec2*> points[] = {
-          {&w.ghost1(), &c.ghost1}, {&w.point1(), &c.point1}, {&w.point2(), &c.point2}, {&w.ghost2(), &c.ghost2}};
-      const char* names[] = {".chain_segment.ghost1", ".chain_segment.point1", ".chain_segment.point2", ".chain_segment.ghost2"};
-      for (size_t i = 0; i < 4; ++i) {
-        if (HasMinRaw(*points[i].first)) return MinRawError(Join(field, names[i]));
-        *points[i].second = FromProto(*points[i].first);
-      }
-      if (Status s = ShapeStatus(ValidateChainSegment(c), field, "chain_segment"); !s.ok()) return s;
-      *out = Shape::FromChainSegment(c);
-      return OkStatus();
-    }
+    case v1::Shape::kCircle: return ParseCircle(shape.circle(), field, out);
+    case v1::Shape::kBox: return ParseBox(shape.box(), field, out);
+    case v1::Shape::kPolygon: return ParsePolygon(shape.polygon(), field, out);
+    case v1::Shape::kCapsule: return ParseCapsule(shape.capsule(), field, out);
+    case v1::Shape::kSegment: return ParseSegment(shape.segment(), field, out);
+    case v1::Shape::kChainSegment: return ParseChainSegment(shape.chain_segment(), field, out);
     case v1::Shape::kChain:
-      return InvalidArgumentError(
+      // A chain is one wire shape but many core shapes (AppendShapeDefs).
+      return absl::InvalidArgumentError(
           Join(field, ".chain: a chain expands into several shapes, so it is accepted only among a body's shapes"));
     case v1::Shape::KIND_NOT_SET:
       break;
   }
-  return InvalidArgumentError(
+  return absl::InvalidArgumentError(
       Join(field, ": no shape kind set (circle, box, polygon, capsule, segment, chain_segment or chain)"));
 }
 
 // The chain segments of a wire chain (MakeChain), appended to *out.
-Status ParseChain(const v1::Chain& chain, std::string_view field, std::vector<Shape>* out) {
+absl::Status ParseChain(const v1::Chain& chain, std::string_view field, std::vector<Shape>* out) {
   // Checked before copying the points.
   if (chain.points_size() > static_cast<int>(kMaxChainPoints)) return ShapeStatus(ShapeError::kTooManyChainPoints, field, "chain");
   std::vector<Vec2> points(static_cast<size_t>(chain.points_size()));
@@ -284,47 +321,47 @@ ShapeDef ParseShapeSettings(const v1::ShapeDef& def) {
   return d;
 }
 
-Status ParseShapeDef(const v1::ShapeDef& def, std::string_view field, ShapeDef* out) {
+absl::Status ParseShapeDef(const v1::ShapeDef& def, std::string_view field, ShapeDef* out) {
   ShapeDef d = ParseShapeSettings(def);
-  if (!def.has_shape()) return InvalidArgumentError(Join(field, ".shape: required"));
-  if (Status s = ParseShape(def.shape(), Join(field, ".shape"), &d.shape); !s.ok()) return s;
+  if (!def.has_shape()) return absl::InvalidArgumentError(Join(field, ".shape: required"));
+  if (absl::Status s = ParseShape(def.shape(), Join(field, ".shape"), &d.shape); !s.ok()) return s;
   *out = std::move(d);
-  return OkStatus();
+  return absl::OkStatus();
 }
 
 // A body's ShapeDef appended to *out: one shape, or a chain's segments, each
 // with the same settings.
-Status AppendShapeDefs(const v1::ShapeDef& def, std::string_view field, std::vector<ShapeDef>* out) {
+absl::Status AppendShapeDefs(const v1::ShapeDef& def, std::string_view field, std::vector<ShapeDef>* out) {
   if (!def.has_shape() || def.shape().kind_case() != v1::Shape::kChain) {
     out->emplace_back();
     return ParseShapeDef(def, field, &out->back());
   }
   std::vector<Shape> segments;
-  if (Status s = ParseChain(def.shape().chain(), Join(field, ".shape"), &segments); !s.ok()) return s;
+  if (absl::Status s = ParseChain(def.shape().chain(), Join(field, ".shape"), &segments); !s.ok()) return s;
   const ShapeDef settings = ParseShapeSettings(def);
   for (const Shape& segment : segments) {
     out->push_back(settings);
     out->back().shape = segment;
   }
-  return OkStatus();
+  return absl::OkStatus();
 }
 
-Status ParseBodyType(v1::BodyType type, std::string_view field, BodyType* out) {
+absl::Status ParseBodyType(v1::BodyType type, std::string_view field, BodyType* out) {
   switch (type) {
-    case v1::BODY_TYPE_STATIC: *out = BodyType::kStatic; return OkStatus();
-    case v1::BODY_TYPE_KINEMATIC: *out = BodyType::kKinematic; return OkStatus();
-    case v1::BODY_TYPE_DYNAMIC: *out = BodyType::kDynamic; return OkStatus();
-    case v1::BODY_TYPE_UNSPECIFIED: return InvalidArgumentError(Join(field, ": BODY_TYPE_UNSPECIFIED; set a body type"));
+    case v1::BODY_TYPE_STATIC: *out = BodyType::kStatic; return absl::OkStatus();
+    case v1::BODY_TYPE_KINEMATIC: *out = BodyType::kKinematic; return absl::OkStatus();
+    case v1::BODY_TYPE_DYNAMIC: *out = BodyType::kDynamic; return absl::OkStatus();
+    case v1::BODY_TYPE_UNSPECIFIED: return absl::InvalidArgumentError(Join(field, ": BODY_TYPE_UNSPECIFIED; set a body type"));
     default: break;
   }
-  return InvalidArgumentError(Join(field, ": unknown body type ") + std::to_string(static_cast<int>(type)));
+  return absl::InvalidArgumentError(Join(field, ": unknown body type ") + std::to_string(static_cast<int>(type)));
 }
 
-Status ParseBodyDef(const v1::BodyDef& def, std::string_view field, BodyDef* out) {
+absl::Status ParseBodyDef(const v1::BodyDef& def, std::string_view field, BodyDef* out) {
   BodyDef d;
   d.id = def.id();
-  if (Status s = ParseBodyType(def.type(), Join(field, ".type"), &d.type); !s.ok()) return s;
-  if (Status s = ParseTransform(def.transform(), Join(field, ".transform"), &d.transform); !s.ok()) return s;
+  if (absl::Status s = ParseBodyType(def.type(), Join(field, ".type"), &d.type); !s.ok()) return s;
+  if (absl::Status s = ParseTransform(def.transform(), Join(field, ".transform"), &d.transform); !s.ok()) return s;
   if (HasMinRaw(def.linear_velocity())) return MinRawError(Join(field, ".linear_velocity"));
   d.linear_velocity = FromProto(def.linear_velocity());
   if (def.angular_velocity() == kMinRaw) return MinRawError(Join(field, ".angular_velocity"));
@@ -336,17 +373,17 @@ Status ParseBodyDef(const v1::BodyDef& def, std::string_view field, BodyDef* out
   d.is_bullet = def.is_bullet();
   // The core rejects an empty shape list too, but checking here keeps the
   // per-shape loop below from being the first to notice anything.
-  if (def.shapes_size() == 0) return InvalidArgumentError(Join(field, ".shapes: a body needs at least one shape"));
+  if (def.shapes_size() == 0) return absl::InvalidArgumentError(Join(field, ".shapes: a body needs at least one shape"));
   d.shapes.reserve(static_cast<size_t>(def.shapes_size()));
   for (int i = 0; i < def.shapes_size(); ++i) {
     const std::string shape_field = Join(field, ".shapes[") + std::to_string(i) + "]";
-    if (Status s = AppendShapeDefs(def.shapes(i), shape_field, &d.shapes); !s.ok()) return s;
+    if (absl::Status s = AppendShapeDefs(def.shapes(i), shape_field, &d.shapes); !s.ok()) return s;
   }
   *out = std::move(d);
-  return OkStatus();
+  return absl::OkStatus();
 }
 
-Status ParseQueryFilter(const v1::QueryFilter& filter, std::string_view field, OwnedQueryFilter* out) {
+absl::Status ParseQueryFilter(const v1::QueryFilter& filter, std::string_view field, OwnedQueryFilter* out) {
   QueryFilter f;
   if (filter.has_category_bits()) f.category_bits = filter.category_bits();
   if (filter.has_mask_bits()) f.mask_bits = filter.mask_bits();
@@ -356,22 +393,22 @@ Status ParseQueryFilter(const v1::QueryFilter& filter, std::string_view field, O
     for (int i = 0; i < filter.body_types_size(); ++i) {
       BodyType type;
       const std::string type_field = Join(field, ".body_types[") + std::to_string(i) + "]";
-      if (Status s = ParseBodyType(filter.body_types(i), type_field, &type); !s.ok()) return s;
+      if (absl::Status s = ParseBodyType(filter.body_types(i), type_field, &type); !s.ok()) return s;
       f.body_types |= static_cast<uint8_t>(1u << static_cast<uint8_t>(type));
     }
   }
   out->filter_ = f;
   out->exclude_.assign(filter.exclude_bodies().begin(), filter.exclude_bodies().end());
-  return OkStatus();
+  return absl::OkStatus();
 }
 
-Status ParseBodyUpdate(const v1::BodyUpdate& update, std::string_view field, BodyUpdate* out) {
+absl::Status ParseBodyUpdate(const v1::BodyUpdate& update, std::string_view field, BodyUpdate* out) {
   BodyUpdate u;
   u.body_id = update.body_id();
-  if (u.body_id == 0) return InvalidArgumentError(Join(field, ".body_id: must be non-zero"));
+  if (u.body_id == 0) return absl::InvalidArgumentError(Join(field, ".body_id: must be non-zero"));
   if (update.has_transform()) {
     Transform xf;
-    if (Status s = ParseTransform(update.transform(), Join(field, ".transform"), &xf); !s.ok()) return s;
+    if (absl::Status s = ParseTransform(update.transform(), Join(field, ".transform"), &xf); !s.ok()) return s;
     u.transform = xf;
   }
   if (update.has_velocity()) {
@@ -385,10 +422,10 @@ Status ParseBodyUpdate(const v1::BodyUpdate& update, std::string_view field, Bod
     u.filters.emplace_back(f.shape_index(), ParseFilter(f.has_filter(), f.filter()));
   }
   if (!u.transform && !u.velocity && u.filters.empty()) {
-    return InvalidArgumentError(Join(field, ": nothing to update (set transform, velocity or filters)"));
+    return absl::InvalidArgumentError(Join(field, ": nothing to update (set transform, velocity or filters)"));
   }
   *out = std::move(u);
-  return OkStatus();
+  return absl::OkStatus();
 }
 
 v1::BodyType ToProto(BodyType type) {

@@ -42,8 +42,8 @@ absl::Status Operations::AddBodies(const v1::AddBodiesRequest& request, v1::AddB
   if (!entry.ok()) return entry.status();
   std::vector<BodyDef> bodies(count);
   for (size_t i = 0; i < count; ++i) {
-    const arbiter::Status s = wire::ParseBodyDef(request.bodies(static_cast<int>(i)), Indexed("bodies", i), &bodies[i]);
-    if (!s.ok()) return FromCore(s);
+    const absl::Status s = wire::ParseBodyDef(request.bodies(static_cast<int>(i)), Indexed("bodies", i), &bodies[i]);
+    if (!s.ok()) return s;
   }
   return Change(**entry, request, &v1::JournalRecord::mutable_add_bodies, [&](World& world) -> absl::Status {
     if (absl::Status s = FromCore(world.AddBodies(bodies)); !s.ok()) return s;
@@ -73,8 +73,8 @@ absl::Status Operations::UpdateBodies(const v1::UpdateBodiesRequest& request, v1
   if (!entry.ok()) return entry.status();
   std::vector<wire::BodyUpdate> updates(count);
   for (size_t i = 0; i < count; ++i) {
-    const arbiter::Status s = wire::ParseBodyUpdate(request.updates(static_cast<int>(i)), Indexed("updates", i), &updates[i]);
-    if (!s.ok()) return FromCore(s);
+    const absl::Status s = wire::ParseBodyUpdate(request.updates(static_cast<int>(i)), Indexed("updates", i), &updates[i]);
+    if (!s.ok()) return s;
   }
   return Change(**entry, request, &v1::JournalRecord::mutable_update_bodies, [&](World& world) -> absl::Status {
     std::vector<Undo> undo;

@@ -54,7 +54,7 @@ absl::StatusOr<ReadOp> Operations::PrepareDistance(const v1::DistanceRequest& re
   if (!entry.ok()) return entry.status();
 
   auto parsed = std::make_shared<ParsedDistances>();
-  if (absl::Status s = FromCore(wire::ParseQueryFilter(request.filter(), "filter", &parsed->filter)); !s.ok()) return s;
+  if (absl::Status s = wire::ParseQueryFilter(request.filter(), "filter", &parsed->filter); !s.ok()) return s;
   parsed->queries.resize(count);
   for (size_t i = 0; i < count; ++i) {
     if (absl::Status s = ParseDistanceQuery(request.queries(static_cast<int>(i)), Indexed("queries", i), &parsed->queries[i]);

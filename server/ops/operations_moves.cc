@@ -55,7 +55,7 @@ absl::Status ParseRules(const v1::ValidateMoveRequest& request, ParsedMoves* out
   if (absl::Status s = ParseMoverSettings(request.skin(), request.max_iterations(), &settings); !s.ok()) return s;
   r.skin = settings.skin;
   r.max_iterations = settings.max_iterations;
-  if (absl::Status s = FromCore(wire::ParseQueryFilter(request.filter(), "filter", &out->filter)); !s.ok()) return s;
+  if (absl::Status s = wire::ParseQueryFilter(request.filter(), "filter", &out->filter); !s.ok()) return s;
   r.filter = out->filter.Get();  // views out->filter, which lives as long as *out
   return absl::OkStatus();
 }
@@ -68,8 +68,8 @@ absl::Status ParseClaim(const v1::MoveClaim& claim, const std::string& field, Cl
   out->tick = claim.tick();
   out->positions.resize(static_cast<size_t>(claim.positions_size()));
   for (int i = 0; i < claim.positions_size(); ++i) {
-    const arbiter::Status s = wire::ParsePoint(claim.positions(i), "", &out->positions[static_cast<size_t>(i)]);
-    if (!s.ok()) return WithPrefix(FromCore(s), field + "." + Indexed("positions", static_cast<size_t>(i)));
+    const absl::Status s = wire::ParsePoint(claim.positions(i), "", &out->positions[static_cast<size_t>(i)]);
+    if (!s.ok()) return WithPrefix(s, field + "." + Indexed("positions", static_cast<size_t>(i)));
   }
   return absl::OkStatus();
 }
@@ -80,7 +80,7 @@ absl::Status ParseShapeMove(const v1::ShapeMove& move, const std::string& field,
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = FromCore(wire::ParsePoint(move.translation(), field + ".translation", &out->translation));
+  if (absl::Status s = wire::ParsePoint(move.translation(), field + ".translation", &out->translation);
       !s.ok()) {
     return s;
   }
@@ -209,7 +209,7 @@ absl::StatusOr<ReadOp> Operations::PrepareMoveShapes(const v1::MoveShapesRequest
   MoveInput settings;
   if (absl::Status s = ParseMoverSettings(request.skin(), request.max_iterations(), &settings); !s.ok()) return s;
   auto parsed = std::make_shared<ParsedShapeMoves>();
-  if (absl::Status s = FromCore(wire::ParseQueryFilter(request.filter(), "filter", &parsed->filter)); !s.ok()) return s;
+  if (absl::Status s = wire::ParseQueryFilter(request.filter(), "filter", &parsed->filter); !s.ok()) return s;
   parsed->moves.assign(count, settings);
   for (size_t i = 0; i < count; ++i) {
     const std::string field = Indexed("moves", i);

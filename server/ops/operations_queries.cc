@@ -56,7 +56,9 @@ absl::Status RunCastRays(const World& world, const ParsedRays& p, uint32_t threa
   const std::span<const RayCastInput> rays(p.rays);
   return AnswerCasts(
       rays.size(), threads, cancelled,
-      [&](size_t start, size_t n, const CastSink& sink) { CollectRayCasts(world, rays.subspan(start, n), filter, p.mode, sink); },
+      [&](size_t start, size_t n, const CastSink& sink) {
+        CollectCasts(p.mode, n, [&](size_t i, CastCollector& c) { world.CastRay(rays[start + i], filter, c); }, sink);
+      },
       [&](size_t query, bool hit, std::span<const CastHit> hits) {
         if (columns == nullptr) return AppendResult(reply->add_results(), hit, hits);
         // ANY reports no hits: its row is the query index alone.
@@ -86,6 +88,13 @@ void AppendContacts(const std::vector<OverlapContact>& contacts, v1::OverlapResu
     wire::ToProto(c, r->add_contacts());
   }
 }
+
+// A shape moved from `transform` by `translation` (World::CastShape).
+struct WorldShapeCast {
+  Shape shape;
+  Transform transform;
+  Vec2 translation;
+};
 
 struct ParsedCasts {
   OwnedQueryFilter filter;
@@ -207,14 +216,14 @@ absl::StatusOr<ReadOp> Operations::PrepareCastRays(const v1::CastRaysRequest& re
   auto parsed = std::make_shared<ParsedRays>();
   parsed->mode = *mode;
   parsed->columns = has_columns;
-  if (absl::Status s = FromCore(wire::ParseQueryFilter(request.filter(), "filter", &parsed->filter)); !s.ok()) return s;
+  if (absl::Status s = wire::ParseQueryFilter(request.filter(), "filter", &parsed->filter); !s.ok()) return s;
   if (has_columns) {
-    if (absl::Status s = FromCore(wire::ParseRayColumns(request.columns(), "columns", &parsed->rays)); !s.ok()) return s;
+    if (absl::Status s = wire::ParseRayColumns(request.columns(), "columns", &parsed->rays); !s.ok()) return s;
   } else {
     parsed->rays.resize(count);
     for (size_t i = 0; i < count; ++i) {
-      const arbiter::Status s = wire::ParseRay(request.rays(static_cast<int>(i)), "", &parsed->rays[i]);
-      if (!s.ok()) return WithPrefix(FromCore(s), Indexed("rays", i));
+      const absl::Status s = wire::ParseRay(request.rays(static_cast<int>(i)), "", &parsed->rays[i]);
+      if (!s.ok()) return WithPrefix(s, Indexed("rays", i));
     }
   }
   return MakeRead(*entry, request, reply, [parsed, reply, threads = limits_.query_threads](const World& world,
@@ -231,7 +240,7 @@ absl::StatusOr<ReadOp> Operations::PrepareOverlap(const v1::OverlapRequest& requ
   if (!entry.ok()) return entry.status();
 
   auto parsed = std::make_shared<ParsedOverlaps>();
-  if (absl::Status s = FromCore(wire::ParseQueryFilter(request.filter(), "filter", &parsed->filter)); !s.ok()) return s;
+  if (absl::Status s = wire::ParseQueryFilter(request.filter(), "filter", &parsed->filter); !s.ok()) return s;
   parsed->queries.resize(count);
   for (size_t i = 0; i < count; ++i) {
     const v1::OverlapQuery& q = request.queries(static_cast<int>(i));
@@ -241,11 +250,11 @@ absl::StatusOr<ReadOp> Operations::PrepareOverlap(const v1::OverlapRequest& requ
     switch (q.kind_case()) {
       case v1::OverlapQuery::kPoint:
         out.kind = ParsedOverlap::Kind::kPoint;
-        s = FromCore(wire::ParsePoint(q.point(), field + ".point", &out.point));
+        s = wire::ParsePoint(q.point(), field + ".point", &out.point);
         break;
       case v1::OverlapQuery::kAabb:
         out.kind = ParsedOverlap::Kind::kAabb;
-        s = FromCore(wire::ParseAabb(q.aabb(), field + ".aabb", &out.aabb));
+        s = wire::ParseAabb(q.aabb(), field + ".aabb", &out.aabb);
         break;
       case v1::OverlapQuery::kShape:
         out.kind = ParsedOverlap::Kind::kShape;
@@ -297,7 +306,7 @@ absl::StatusOr<ReadOp> Operations::PrepareCastShapes(const v1::CastShapesRequest
 
   auto parsed = std::make_shared<ParsedCasts>();
   parsed->mode = *mode;
-  if (absl::Status s = FromCore(wire::ParseQueryFilter(request.filter(), "filter", &parsed->filter)); !s.ok()) return s;
+  if (absl::Status s = wire::ParseQueryFilter(request.filter(), "filter", &parsed->filter); !s.ok()) return s;
   parsed->casts.resize(count);
   for (size_t i = 0; i < count; ++i) {
     const v1::ShapeCast& c = request.casts(static_cast<int>(i));
@@ -306,7 +315,7 @@ absl::StatusOr<ReadOp> Operations::PrepareCastShapes(const v1::CastShapesRequest
     if (absl::Status s = ParseShapeAt(c.shape(), c.transform(), c.has_shape(), field, &out.shape, &out.transform); !s.ok()) {
       return s;
     }
-    if (absl::Status s = FromCore(wire::ParseTranslation(c.translation(), field + ".translation", &out.translation));
+    if (absl::Status s = wire::ParseTranslation(c.translation(), field + ".translation", &out.translation);
         !s.ok()) {
       return s;
     }
@@ -320,7 +329,10 @@ absl::StatusOr<ReadOp> Operations::PrepareCastShapes(const v1::CastShapesRequest
     return AnswerCasts(
         casts.size(), threads, cancelled,
         [&](size_t start, size_t n, const CastSink& sink) {
-          CollectShapeCasts(world, casts.subspan(start, n), filter, parsed->mode, sink);
+          CollectCasts(parsed->mode, n, [&](size_t i, CastCollector& c) {
+            const WorldShapeCast& q = casts[start + i];
+            world.CastShape(q.shape, q.transform, q.translation, filter, c);
+          }, sink);
         },
         [&](size_t, bool hit, std::span<const CastHit> hits) { AppendResult(reply->add_results(), hit, hits); });
   });
@@ -346,8 +358,8 @@ absl::StatusOr<ReadOp> Operations::PrepareValidateHit(const v1::ValidateHitReque
   auto parsed = std::make_shared<Parsed>();
   parsed->shooter = request.shooter_body_id();
   parsed->target = request.target_body_id();
-  if (absl::Status s = FromCore(wire::ParseRay(request.ray(), "ray", &parsed->ray)); !s.ok()) return s;
-  if (absl::Status s = FromCore(wire::ParseQueryFilter(request.filter(), "filter", &parsed->filter)); !s.ok()) return s;
+  if (absl::Status s = wire::ParseRay(request.ray(), "ray", &parsed->ray); !s.ok()) return s;
+  if (absl::Status s = wire::ParseQueryFilter(request.filter(), "filter", &parsed->filter); !s.ok()) return s;
   // The request outlives the read, as the reply does (ReadOp).
   const v1::ValidateHitRequest* asked = &request;
   return MakeRead(*entry, request, reply, [this, asked, parsed, reply](const World& world, const CancelFn&) -> absl::Status {

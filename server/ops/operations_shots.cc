@@ -52,7 +52,7 @@ absl::Status ParseClaim(const v1::Shot& shot, const std::string& field, ParsedSh
   out->claim.impact_tick = shot.impact_tick();
   if (!shot.has_impact_point()) return absl::OkStatus();
   Vec2 point;
-  if (absl::Status s = FromCore(wire::ParsePoint(shot.impact_point(), field + ".impact_point", &point)); !s.ok()) {
+  if (absl::Status s = wire::ParsePoint(shot.impact_point(), field + ".impact_point", &point); !s.ok()) {
     return s;
   }
   out->claim.impact_point = point;
@@ -65,7 +65,7 @@ absl::Status ParseShot(const v1::Shot& shot, const std::string& field, ParsedSho
   if (!shot.has_fire()) return absl::InvalidArgumentError(field + ".fire: required");
   out->key = {shot.shooter_body_id(), shot.shot_id()};
   Projectile& p = out->projectile;
-  if (absl::Status s = FromCore(wire::ParsePoint(shot.origin(), field + ".origin", &p.origin)); !s.ok()) return s;
+  if (absl::Status s = wire::ParsePoint(shot.origin(), field + ".origin", &p.origin); !s.ok()) return s;
   p.velocity = wire::FromProto(shot.velocity());
   p.acceleration = wire::FromProto(shot.acceleration());
   p.radius = Fixed::FromRaw(shot.radius());
@@ -294,7 +294,7 @@ absl::StatusOr<ReadOp> Operations::PrepareValidateShots(const v1::ValidateShotsR
   if (request.point_tolerance() < 0) return absl::OutOfRangeError("point_tolerance: must not be negative");
   parsed->tolerance = {request.tick_tolerance(), Fixed::FromRaw(request.point_tolerance())};
   if (request.has_max_rewind_ticks()) parsed->cap_ticks = request.max_rewind_ticks();
-  if (absl::Status s = FromCore(wire::ParseQueryFilter(request.filter(), "filter", &parsed->filter)); !s.ok()) return s;
+  if (absl::Status s = wire::ParseQueryFilter(request.filter(), "filter", &parsed->filter); !s.ok()) return s;
   // Every traced tick is a cast: the batch limit bounds them all together.
   size_t flight_ticks = 0;
   parsed->shots.resize(static_cast<size_t>(request.shots_size()));

@@ -50,8 +50,7 @@ absl::StatusOr<StepCommands> ParseCommands(const v1::StepRequest& request, uint3
                                    " is not below ticks (" + std::to_string(ticks) + ")");
     }
     if (!c.has_update()) return absl::InvalidArgumentError(field + ".update: required");
-    if (absl::Status s = FromCore(wire::ParseBodyUpdate(c.update(), field + ".update", &commands.updates[i]));
-        !s.ok()) {
+    if (absl::Status s = wire::ParseBodyUpdate(c.update(), field + ".update", &commands.updates[i]); !s.ok()) {
       return s;
     }
     commands.order[i] = i;

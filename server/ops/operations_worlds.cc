@@ -92,7 +92,7 @@ absl::Status Operations::CreateWorld(const v1::CreateWorldRequest& request, v1::
     return absl::OutOfRangeError("tick_hz: must be in 1..10000 (0 for the default)");
   }
   Vec2 gravity;
-  if (absl::Status s = FromCore(wire::ParseVec2(request.gravity(), "gravity", &gravity)); !s.ok()) return s;
+  if (absl::Status s = wire::ParseVec2(request.gravity(), "gravity", &gravity); !s.ok()) return s;
   if (request.has_gravity()) {
     WorldDef probe;
     probe.gravity = gravity;
@@ -108,8 +108,8 @@ absl::Status Operations::CreateWorld(const v1::CreateWorldRequest& request, v1::
   // request fails fast.
   std::vector<BodyDef> bodies(static_cast<size_t>(request.bodies_size()));
   for (size_t i = 0; i < bodies.size(); ++i) {
-    const arbiter::Status s = wire::ParseBodyDef(request.bodies(static_cast<int>(i)), Indexed("bodies", i), &bodies[i]);
-    if (!s.ok()) return FromCore(s);
+    const absl::Status s = wire::ParseBodyDef(request.bodies(static_cast<int>(i)), Indexed("bodies", i), &bodies[i]);
+    if (!s.ok()) return s;
   }
 
   WorldDef def;

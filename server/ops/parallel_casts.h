@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <system_error>
 #include <thread>
@@ -19,9 +20,32 @@
 
 #include "absl/status/status.h"
 #include "arbiter/core/query_collectors.h"
+#include "arbiter/core/types.h"
 #include "ops/request_checks.h"
 
 namespace arbiter::server {
+
+/// Receives the answer to each query, in query order: `query` indexes the
+/// batch, `hit` says whether anything was hit, `hits` holds the hits the
+/// mode reports (one for CLOSEST, every one for ALL, none for ANY).
+using CastSink = std::function<void(size_t query, bool hit, std::span<const CastHit> hits)>;
+
+/// Answers queries [0, n) with cast(i, collector), the collector the mode
+/// picks, reused from query to query (each cast starts it afresh), and
+/// gives each answer to `sink`.
+template <class Cast>
+void CollectCasts(CastMode mode, size_t n, Cast cast, const CastSink& sink) {
+  ClosestHitCollector closest;
+  AllHitsCollector all;
+  AnyHitCollector any;
+  CastCollector& collector = mode == CastMode::kAll ? static_cast<CastCollector&>(all)
+                             : mode == CastMode::kAny ? static_cast<CastCollector&>(any)
+                                                      : static_cast<CastCollector&>(closest);
+  for (size_t i = 0; i < n; ++i) {
+    cast(i, collector);
+    sink(i, collector.had_hit(), collector.reported());
+  }
+}
 
 /// Most queries one task of a split batch answers. Smaller than kChunk
 /// (the cancellation stride of one thread): a 1,024-query batch in 16

@@ -29,8 +29,8 @@ absl::StatusOr<CastMode> ParseMode(v1::CastMode mode, const char* field) {
 absl::Status ParseShapeAt(const v1::Shape& shape, const v1::Transform& transform, bool has_shape,
                           const std::string& field, Shape* shape_out, Transform* transform_out) {
   if (!has_shape) return absl::InvalidArgumentError(field + ".shape: required");
-  if (absl::Status s = FromCore(wire::ParseShape(shape, field + ".shape", shape_out)); !s.ok()) return s;
-  return FromCore(wire::ParseTransform(transform, field + ".transform", transform_out));
+  if (absl::Status s = wire::ParseShape(shape, field + ".shape", shape_out); !s.ok()) return s;
+  return wire::ParseTransform(transform, field + ".transform", transform_out);
 }
 
 absl::Status CheckPastTick(bool has_at, const v1::PastTick& at) {

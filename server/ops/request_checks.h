@@ -12,16 +12,14 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "arbiter/core/query_collectors.h"
 #include "arbiter/v1/arbiter.pb.h"
 #include "ops/operations.h"
 #include "ops/world_registry.h"
 
 namespace arbiter::server {
 
-// Rays per World::CastRaysClosest call, and items between cancellation
-// checks: small enough that a cancelled batch stops within microseconds,
-// large enough that the check costs nothing.
+// Items between cancellation checks: small enough that a cancelled batch
+// stops within microseconds, large enough that the check costs nothing.
 constexpr size_t kChunk = 256;
 
 /// "field[i]".
@@ -30,8 +28,11 @@ std::string Indexed(const char* field, size_t i);
 absl::Status WithPrefix(const absl::Status& s, const std::string& prefix);
 /// CANCELLED: the caller gave up (or its deadline passed).
 absl::Status Cancelled();
-/// The wire mode as a core CastMode; INVALID_ARGUMENT for unspecified or
-/// unknown values.
+/// A cast mode, checked: which collector answers a batch (parallel_casts.h).
+enum class CastMode { kClosest, kAll, kAny };
+
+/// The wire mode, checked; INVALID_ARGUMENT for unspecified or unknown
+/// values.
 absl::StatusOr<CastMode> ParseMode(v1::CastMode mode, const char* field);
 /// A required shape and its transform, parsed and checked.
 absl::Status ParseShapeAt(const v1::Shape& shape, const v1::Transform& transform, bool has_shape,

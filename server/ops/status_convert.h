@@ -11,11 +11,13 @@
 
 #include "absl/status/status.h"
 #include "arbiter/core/status.h"
+#include "arbiter/wire/convert.h"
 
 namespace arbiter::server {
 
-/// Core Status -> absl::Status, code for code.
-absl::Status FromCore(const arbiter::Status& status);
+/// Core Status -> absl::Status, code for code: the wire library's, the one
+/// conversion (the wire's Parse* already return absl::Status).
+using wire::FromCore;
 
 /// absl::Status -> grpc::Status, code for code.
 grpc::Status ToGrpc(const absl::Status& status);

@@ -13,10 +13,11 @@
 #include <grpcpp/server_context.h>
 
 #include "absl/status/status.h"
+#include "arbiter/wire/convert.h"
 
 namespace arbiter::server {
 
-inline constexpr char kWorldMetadataKey[] = "x-arbiter-world";
+using wire::kWorldMetadataKey;
 
 /// INVALID_ARGUMENT naming `x-arbiter-world` when the call carries the
 /// metadata and it differs from `world_id`; OK otherwise (also when

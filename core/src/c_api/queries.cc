@@ -140,9 +140,13 @@ arb_status arb_world_cast_rays_closest(const arb_world* world, const arb_ray* ra
       const std::string field = "rays[" + std::to_string(i) + "]";
       if (Status s = CheckRay(&rays[i], field.c_str(), &inputs[i]); !s.ok()) return s;
     }
-    std::vector<std::optional<CastHit>> answers(count);
-    w.CastRaysClosest(inputs, f, answers);
-    for (size_t i = 0; i < count; ++i) (void)WriteHit(answers[i], &out[i], &hit[i]);
+    // Checked as a whole first (all or nothing), then answered one by one:
+    // the core has no batch form, a batch is a loop with one collector.
+    ClosestHitCollector closest;
+    for (size_t i = 0; i < count; ++i) {
+      w.CastRay(inputs[i], f, closest);
+      (void)WriteHit(closest.hit(), &out[i], &hit[i]);
+    }
     return OkStatus();
   });
 }

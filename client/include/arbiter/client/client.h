@@ -36,14 +36,14 @@
 #include "absl/status/statusor.h"
 #include "arbiter/core/world.h"
 #include "arbiter/v1/arbiter.grpc.pb.h"
+#include "arbiter/wire/convert.h"
 #include "grpc/health/v1/health.grpc.pb.h"
 
 namespace arbiter::client {
 
-/// The call metadata naming a call's world, set on every world-scoped call
-/// so that a fleet's proxy routes it to the world's owner (the server
-/// refuses a call whose metadata and world_id disagree).
-inline constexpr char kWorldMetadataKey[] = "x-arbiter-world";
+/// The call metadata naming a call's world (arbiter/wire/convert.h), set on
+/// every world-scoped call.
+using wire::kWorldMetadataKey;
 
 /// grpc::Status -> absl::Status, code for code (both use google.rpc codes).
 absl::Status FromGrpcStatus(const grpc::Status& status);

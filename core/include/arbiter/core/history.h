@@ -101,6 +101,13 @@ class WorldHistory {
     uint64_t last_used = 0;
   };
 
+  // At's stages (history.cc). The Cache* ones run under cache_mu_.
+  Status FrameIndex(int64_t live_tick, int64_t tick, Fixed fraction, size_t* index) const;
+  std::vector<Transform> PosesAt(const World& live, size_t index, Fixed fraction, bool uses_live) const;
+  Status RebuildView(const Frame& frame, int64_t tick, const std::vector<Transform>& poses, World* view) const;
+  std::shared_ptr<const World> CacheFind(int64_t tick, Fixed fraction, const Frame& frame) const;
+  void CacheAdd(int64_t tick, Fixed fraction, const Frame& frame, std::shared_ptr<const World> world) const;
+
   const uint32_t capacity_;
   std::deque<Frame> frames_;
   size_t pose_bytes_ = 0;

@@ -6,9 +6,11 @@
 // first: ranges through the core's own validators (ValidateRay,
 // ValidatePoint, ValidateAabb, the shape constructors), plus the checks the
 // core leaves to its callers (unit rotations, unspecified enums). Errors are
-// core Status values whose message starts with the field path the caller
-// passes, e.g. "bodies[3].shapes[0].shape.polygon: not convex". Nothing is
-// written to *out on error.
+// absl::Status values, like the rest of the server's, whose message starts
+// with the field path the caller passes, e.g.
+// "bodies[3].shapes[0].shape.polygon: not convex"; the core's codes and
+// messages pass through FromCore unchanged. Nothing is written to *out on
+// error.
 //
 // ToProto functions write core values into messages; they never fail and
 // copy raw Q32.32 values bit for bit. FromProto functions read results back
@@ -24,12 +26,30 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "arbiter/core/collision.h"
 #include "arbiter/core/status.h"
-#include "arbiter/core/world.h"
+#include "arbiter/core/types.h"
 #include "arbiter/v1/arbiter.pb.h"
 
 namespace arbiter::wire {
+
+// ---- Call metadata -------------------------------------------------------------
+
+/// The call metadata naming a call's world. Clients set it on every
+/// world-scoped call so that a fleet's proxy, which cannot read request
+/// bodies, routes the call to the world's owner; the server refuses a call
+/// whose metadata and world_id disagree. Defined here, the one library both
+/// sides link, so the two cannot drift apart.
+inline constexpr char kWorldMetadataKey[] = "x-arbiter-world";
+
+// ---- Status ------------------------------------------------------------------
+
+/// Core Status -> absl::Status, code for code (both use the google.rpc
+/// numbering), message unchanged. The one place where the core's status
+/// type crosses into absl: the wire's Parse* use it, and so does the server
+/// (status_convert.h) for what it asks of the core directly.
+absl::Status FromCore(const Status& status);
 
 // ---- Plain values -------------------------------------------------------------
 
@@ -52,35 +72,35 @@ bool IsUnitRotation(Rot q);
 /// OUT_OF_RANGE for the raw value -2^63, which every Parse* rejects: its
 /// negation wraps to itself, so no magnitude check (here or in the core)
 /// can bound it.
-Status CheckRaw(int64_t raw, std::string_view field);
+absl::Status CheckRaw(int64_t raw, std::string_view field);
 /// A vector of any magnitude (other than the -2^63 raw value).
-Status ParseVec2(const v1::Vec2& v, std::string_view field, Vec2* out);
+absl::Status ParseVec2(const v1::Vec2& v, std::string_view field, Vec2* out);
 
 /// A rotation: absent (has == false) is the identity; present must be unit.
-Status ParseRot(bool has, const v1::Rot& rot, std::string_view field, Rot* out);
+absl::Status ParseRot(bool has, const v1::Rot& rot, std::string_view field, Rot* out);
 /// A body or query placement: position in world range, unit rotation.
-Status ParseTransform(const v1::Transform& xf, std::string_view field, Transform* out);
+absl::Status ParseTransform(const v1::Transform& xf, std::string_view field, Transform* out);
 /// A world point (|x|, |y| <= 2^29), via the core's ValidatePoint.
-Status ParsePoint(const v1::Vec2& point, std::string_view field, Vec2* out);
+absl::Status ParsePoint(const v1::Vec2& point, std::string_view field, Vec2* out);
 /// A translation (|x|, |y| <= 2^30).
-Status ParseTranslation(const v1::Vec2& translation, std::string_view field, Vec2* out);
+absl::Status ParseTranslation(const v1::Vec2& translation, std::string_view field, Vec2* out);
 /// A box, via the core's ValidateAabb.
-Status ParseAabb(const v1::Aabb& box, std::string_view field, Aabb* out);
+absl::Status ParseAabb(const v1::Aabb& box, std::string_view field, Aabb* out);
 /// A ray, via the core's ValidateRay.
-Status ParseRay(const v1::Ray& ray, std::string_view field, RayCastInput* out);
+absl::Status ParseRay(const v1::Ray& ray, std::string_view field, RayCastInput* out);
 /// Column rays (max_fraction 1); the four columns must have equal lengths.
 /// Appends to *out.
-Status ParseRayColumns(const v1::RayColumns& columns, std::string_view field, std::vector<RayCastInput>* out);
+absl::Status ParseRayColumns(const v1::RayColumns& columns, std::string_view field, std::vector<RayCastInput>* out);
 
 /// A shape, built and validated by the core's constructors.
-Status ParseShape(const v1::Shape& shape, std::string_view field, Shape* out);
+absl::Status ParseShape(const v1::Shape& shape, std::string_view field, Shape* out);
 /// A filter; `has` false gives the default filter.
 Filter ParseFilter(bool has, const v1::Filter& filter);
-Status ParseShapeDef(const v1::ShapeDef& def, std::string_view field, ShapeDef* out);
-Status ParseBodyType(v1::BodyType type, std::string_view field, BodyType* out);
+absl::Status ParseShapeDef(const v1::ShapeDef& def, std::string_view field, ShapeDef* out);
+absl::Status ParseBodyType(v1::BodyType type, std::string_view field, BodyType* out);
 /// A body definition. Shapes, transform and enums are checked here; id,
 /// velocity and material ranges are checked by World::AddBodies.
-Status ParseBodyDef(const v1::BodyDef& def, std::string_view field, BodyDef* out);
+absl::Status ParseBodyDef(const v1::BodyDef& def, std::string_view field, BodyDef* out);
 
 /// A query filter that owns its excluded-body list (QueryFilter only views
 /// one). Not copyable: the view would dangle.
@@ -98,11 +118,11 @@ class OwnedQueryFilter {
   }
 
  private:
-  friend Status ParseQueryFilter(const v1::QueryFilter&, std::string_view, OwnedQueryFilter*);
+  friend absl::Status ParseQueryFilter(const v1::QueryFilter&, std::string_view, OwnedQueryFilter*);
   QueryFilter filter_;
   std::vector<uint64_t> exclude_;
 };
-Status ParseQueryFilter(const v1::QueryFilter& filter, std::string_view field, OwnedQueryFilter* out);
+absl::Status ParseQueryFilter(const v1::QueryFilter& filter, std::string_view field, OwnedQueryFilter* out);
 
 /// One body's changes, parsed.
 struct BodyUpdate {
@@ -112,7 +132,7 @@ struct BodyUpdate {
   std::vector<std::pair<uint32_t, Filter>> filters;  ///< shape index, filter
 };
 /// Checks the update's own fields (not whether the body exists).
-Status ParseBodyUpdate(const v1::BodyUpdate& update, std::string_view field, BodyUpdate* out);
+absl::Status ParseBodyUpdate(const v1::BodyUpdate& update, std::string_view field, BodyUpdate* out);
 
 // ---- Results out ---------------------------------------------------------------
 
