@@ -58,6 +58,43 @@ absl::Status LoadScene(const std::string& path, const std::string& shown_name, s
   return FromCore(arbiter::Status(s.code(), "scene '" + shown_name + "'" + message));
 }
 
+// The file a CreateWorld names, loaded once it is known to lie inside
+// --scene_dir and to be no larger than --max_scene_bytes.
+absl::Status LoadRequestedScene(const ServiceLimits& limits, const std::string& name, scene::Scene* out) {
+  absl::StatusOr<std::string> path = ResolveScenePath(limits.scene_dir, name);
+  if (!path.ok()) return path.status();
+  // Checked before parsing: the parser would hold the whole file (and a
+  // DOM several times its size) in memory.
+  std::error_code ec;
+  const uintmax_t bytes = std::filesystem::file_size(*path, ec);
+  if (!ec && bytes > limits.max_scene_bytes) {
+    return absl::ResourceExhaustedError("scene: '" + name + "' has " + std::to_string(bytes) +
+                                        " bytes, more than --max_scene_bytes (" +
+                                        std::to_string(limits.max_scene_bytes) + ")");
+  }
+  return LoadScene(*path, name, out);
+}
+
+// A CreateWorld's own settings (tick rate, gravity, capacity), checked
+// before anything is parsed or loaded; *gravity is the parsed gravity.
+absl::Status CheckWorldSettings(const v1::CreateWorldRequest& request, uint32_t body_limit, Vec2* gravity) {
+  if (request.tick_hz() < 0 || request.tick_hz() > kMaxTickHz) {
+    return absl::OutOfRangeError("tick_hz: must be in 1..10000 (0 for the default)");
+  }
+  if (absl::Status s = wire::ParseVec2(request.gravity(), "gravity", gravity); !s.ok()) return s;
+  if (request.has_gravity()) {
+    WorldDef probe;
+    probe.gravity = *gravity;
+    if (absl::Status s = FromCore(ValidateWorldDef(probe)); !s.ok()) return s;
+  }
+  if (request.max_bodies() > body_limit) {
+    return absl::ResourceExhaustedError("max_bodies: " + std::to_string(request.max_bodies()) +
+                                        " exceeds the server's limit of " + std::to_string(body_limit) +
+                                        " (--max_bodies_per_world)");
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<std::shared_ptr<WorldEntry>> Operations::InsertNewWorld(const std::string& id, World world,
@@ -88,22 +125,9 @@ absl::Status Operations::CreateWorld(const v1::CreateWorldRequest& request, v1::
   if (request.bodies_size() > 0) {
     if (absl::Status s = CheckBatch(static_cast<size_t>(request.bodies_size()), "bodies"); !s.ok()) return s;
   }
-  if (request.tick_hz() < 0 || request.tick_hz() > kMaxTickHz) {
-    return absl::OutOfRangeError("tick_hz: must be in 1..10000 (0 for the default)");
-  }
-  Vec2 gravity;
-  if (absl::Status s = wire::ParseVec2(request.gravity(), "gravity", &gravity); !s.ok()) return s;
-  if (request.has_gravity()) {
-    WorldDef probe;
-    probe.gravity = gravity;
-    if (absl::Status s = FromCore(ValidateWorldDef(probe)); !s.ok()) return s;
-  }
   const uint32_t limit = registry_->limits().max_bodies_per_world;
-  if (request.max_bodies() > limit) {
-    return absl::ResourceExhaustedError("max_bodies: " + std::to_string(request.max_bodies()) +
-                                        " exceeds the server's limit of " + std::to_string(limit) +
-                                        " (--max_bodies_per_world)");
-  }
+  Vec2 gravity;
+  if (absl::Status s = CheckWorldSettings(request, limit, &gravity); !s.ok()) return s;
   // Parse the inline bodies before the (possibly slow) scene load, so a bad
   // request fails fast.
   std::vector<BodyDef> bodies(static_cast<size_t>(request.bodies_size()));
@@ -116,18 +140,7 @@ absl::Status Operations::CreateWorld(const v1::CreateWorldRequest& request, v1::
   def.tick_hz = kDefaultTickHz;
   scene::Scene loaded;
   if (!request.scene().empty()) {
-    absl::StatusOr<std::string> path = ResolveScenePath(limits_.scene_dir, request.scene());
-    if (!path.ok()) return path.status();
-    // Checked before parsing: the parser would hold the whole file (and a
-    // DOM several times its size) in memory.
-    std::error_code ec;
-    const uintmax_t bytes = std::filesystem::file_size(*path, ec);
-    if (!ec && bytes > limits_.max_scene_bytes) {
-      return absl::ResourceExhaustedError("scene: '" + request.scene() + "' has " + std::to_string(bytes) +
-                                          " bytes, more than --max_scene_bytes (" +
-                                          std::to_string(limits_.max_scene_bytes) + ")");
-    }
-    if (absl::Status s = LoadScene(*path, request.scene(), &loaded); !s.ok()) return s;
+    if (absl::Status s = LoadRequestedScene(limits_, request.scene(), &loaded); !s.ok()) return s;
     def = loaded.world;
   }
   if (request.has_gravity()) def.gravity = gravity;
