@@ -6,7 +6,7 @@
 # scenes/cast-grid (Box2D's query benchmark). The arena-N files are
 # generated on first use into build/bench-scenes/ (python3 scenes/generate.py DIR --arena N). Then
 # step_bench: ms per tick of rain-2k (600 ticks) in Arbiter, Box2D and
-# Chipmunk, with the Arbiter/peer time ratios.
+# Chipmunk, with the Arbiter/peer time ratios, and the same for pyramid-5k.
 #
 # Extra arguments go to peer_bench, e.g.
 #   scripts/bench-peers.sh --max-bodies 1000000   # adds arena-1M (GBs of RAM, minutes)
@@ -51,5 +51,11 @@ echo
 step_rc=0
 # shellcheck disable=SC2086  # STEP_BENCH_ARGS is split into arguments on purpose
 build-release/bench/step_bench --scene "$scenes/rain-2k.scene.json" ${STEP_BENCH_ARGS:-} || step_rc=$?
+
+# pyramid-5k: Box2D's large_pyramid (5,050 boxes resting on each other), a
+# stack rather than a rain; it prints whether the pyramid still stands.
+echo
+# shellcheck disable=SC2086
+build-release/bench/step_bench --scene "$root/scenes/pyramid-5k.scene.json" ${STEP_BENCH_ARGS:-} || step_rc=$?
 if [ "$peer_rc" -ne 0 ]; then exit "$peer_rc"; fi
 exit "$step_rc"
