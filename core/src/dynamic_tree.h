@@ -293,8 +293,20 @@ uint64_t DynamicTree::RayCast(Vec2 origin, Vec2 translation, Fixed max_fraction,
     }
     SegmentBoxFilter::Centre centre1, centre2;
     visits += 2;
-    const bool touch1 = filter.MayTouch(nodes_[node.child1].aabb, &centre1);
-    const bool touch2 = filter.MayTouch(nodes_[node.child2].aabb, &centre2);
+    const Node& c1 = nodes_[node.child1];
+    const Node& c2 = nodes_[node.child2];
+    const bool touch1 = filter.MayTouch(c1.aabb, &centre1);
+    const bool touch2 = filter.MayTouch(c2.aabb, &centre2);
+    // As in Query: the children of a child to be visited are fetched now,
+    // while the walk tests its sibling's subtree.
+    if (touch1 && !c1.IsLeaf()) {
+      PrefetchRead(&nodes_[c1.child1]);
+      PrefetchRead(&nodes_[c1.child2]);
+    }
+    if (touch2 && !c2.IsLeaf()) {
+      PrefetchRead(&nodes_[c2.child1]);
+      PrefetchRead(&nodes_[c2.child2]);
+    }
     // Near child last on the stack, so it is visited first.
     if (touch1 && touch2) {
       const bool first_is_near = filter.Along(centre1) <= filter.Along(centre2);
