@@ -1,7 +1,6 @@
 // World queries: broad phase for candidates, exact narrow phase for answers,
 // canonical order for results.
 #include <algorithm>
-#include <array>
 #include <optional>
 
 #include "arbiter/core/collision.h"
@@ -74,22 +73,26 @@ std::vector<ShapeRef> Overlap(const World::Impl& w, const Aabb& bounds, const Qu
 class OfferedShapes {
  public:
   void Add(const ShapeRecord& s, uint32_t index) {
-    if (count_ < kCapacity) items_[count_++] = {{s.body_id, s.index_in_body}, index};
+    if (count_ < kCapacity) items_[count_++] = {s.body_id, s.index_in_body, index};
   }
   const ShapeRecord& Find(const World::Impl& w, const ShapeRef& ref) const {
     for (int i = 0; i < count_; ++i) {
-      if (items_[i].ref == ref) return w.shapes[items_[i].index];
+      if (items_[i].body_id == ref.body_id && items_[i].shape_index == ref.shape_index) {
+        return w.shapes[items_[i].record];
+      }
     }
     return *w.FindShape(ref);
   }
 
  private:
   static constexpr int kCapacity = 8;
+  // No member initializers: a cast with no hit then writes nothing here.
   struct Item {
-    ShapeRef ref;
-    uint32_t index = 0;
+    uint64_t body_id;
+    uint32_t shape_index;
+    uint32_t record;
   };
-  std::array<Item, kCapacity> items_;
+  Item items_[kCapacity];
   int count_ = 0;
 };
 
