@@ -252,22 +252,36 @@ struct ClosestPair {
   Vec2 edge;       // the edge whose interior holds the foot point; zero otherwise
 };
 
+// PointWithinSegment(p, a, b, r) from ProjectOnSegment(p, a, b): the same
+// products, compared the same way (r2 = r^2, wide).
+bool ProjectionWithin(const Projection& q, const Int128& r2) {
+  return q.interior ? CompareProducts(q.cross, q.cross, r2, q.edge_length2) <= 0 : q.distance2 <= r2;
+}
+
 // Brute force over vertex-edge pairs, A's vertices first; the first minimum
-// wins, so ties resolve the same way every time.
-ClosestPair ClosestCorePoints(const Core& a, const Core& b) {
+// wins, so ties resolve the same way every time. When one core is a single
+// point (A's first) and `within` is given, *within tells whether that point
+// lies within `r` of an edge of the other core, from the projections the
+// search makes anyway (CoreWithin's edge loop, same edges, same products).
+ClosestPair ClosestCorePoints(const Core& a, const Core& b, Fixed r = kFixedZero, bool* within = nullptr) {
   ClosestPair best{a.points[0], b.points[0], {b.points[0], LengthSquaredWide(b.points[0] - a.points[0]), false, 0, 0}, {}};
+  const Int128 r2 = MulWide(r, r);
+  bool near = false;
   for (int i = 0; i < a.count; ++i) {
     for (int j = 0; j < EdgeCount(b); ++j) {
       const Projection q = ProjectOnSegment(a.points[i], EdgeStart(b, j), EdgeEnd(b, j));
+      if (a.count == 1 && within != nullptr && !near) near = ProjectionWithin(q, r2);
       if (Closer(q, best.how)) best = {a.points[i], q.foot, q, q.interior ? EdgeEnd(b, j) - EdgeStart(b, j) : Vec2{}};
     }
   }
   for (int i = 0; i < b.count; ++i) {
     for (int j = 0; j < EdgeCount(a); ++j) {
       const Projection q = ProjectOnSegment(b.points[i], EdgeStart(a, j), EdgeEnd(a, j));
+      if (a.count != 1 && within != nullptr && !near) near = ProjectionWithin(q, r2);
       if (Closer(q, best.how)) best = {q.foot, b.points[i], q, q.interior ? EdgeEnd(a, j) - EdgeStart(a, j) : Vec2{}};
     }
   }
+  if (within != nullptr) *within = near;
   return best;
 }
 
@@ -299,7 +313,13 @@ DistanceOutput DistanceCores(const Core& a, const Core& b) {
     out.point_a = out.point_b = point_pair.is_point_pair ? point_pair.point : witness;
     return out;
   }
-  const ClosestPair pair = ClosestCorePoints(a, b);
+  // For a point pair, whether the point lies within ra + rb of the other
+  // core: CoreWithin(other, point, ra + rb) once the cores are known apart
+  // (the point is then not inside the other core, and that call's box test
+  // only skips edges that could not pass), found during the search.
+  bool point_within = false;
+  const ClosestPair pair =
+      ClosestCorePoints(a, b, a.radius + b.radius, point_pair.is_point_pair ? &point_within : nullptr);
   Fixed core_distance;
   Vec2 n;
   if (pair.edge != Vec2{}) {
@@ -313,9 +333,7 @@ DistanceOutput DistanceCores(const Core& a, const Core& b) {
   }
   // TestOverlapCores(a, b) otherwise, whose first half (CoresIntersect)
   // said no above.
-  const bool rounded_overlap = point_pair.is_point_pair
-                                   ? CoreWithin(*point_pair.other, point_pair.point, a.radius + b.radius)
-                                   : RoundingsOverlap(a, b);
+  const bool rounded_overlap = point_pair.is_point_pair ? point_within : RoundingsOverlap(a, b);
   if (rounded_overlap) {
     // Rounded shapes overlap although their cores do not. On the line
     // through the closest core points (on_a at s = 0, on_b at s = d), the

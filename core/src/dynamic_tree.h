@@ -207,6 +207,17 @@ class SegmentBoxFilter {
     sux_ = (segment_box.upper.x.raw() - ox_) >> shift_;
     sly_ = (segment_box.lower.y.raw() - oy_) >> shift_;
     suy_ = (segment_box.upper.y.raw() - oy_) >> shift_;
+    // The box test of MayTouch on raw coordinates, without the shifts:
+    // floor(a / 2^s) < b exactly when a < b 2^s, and floor(a / 2^s) > b
+    // exactly when a >= (b + 1) 2^s. Each bound is within 2^s of the
+    // segment box's side (|side - origin| <= 2^62 + 1 raw, limits.h's
+    // query translation; s <= 35) plus the origin and the inflation
+    // (2^61 and 2^58 raw at most), so it fits an int64.
+    const int64_t unit = int64_t{1} << shift_;
+    below_x_ = slx_ * unit + upper_x_;
+    beyond_x_ = (sux_ + 1) * unit + lower_x_;
+    below_y_ = sly_ * unit + upper_y_;
+    beyond_y_ = (suy_ + 1) * unit + lower_y_;
   }
 
   /// The doubled centre of the last box MayTouch accepted, clamped and
@@ -224,11 +235,15 @@ class SegmentBoxFilter {
   /// False only when the segment surely misses `box` grown by the inflation.
   /// Sets *centre (see Along) when true.
   bool MayTouch(const Aabb& box, Centre* centre) const {
+    // Most boxes fail here (the boxes do not overlap), before any shift.
+    if (box.upper.x.raw() < below_x_ || box.lower.x.raw() >= beyond_x_ || box.upper.y.raw() < below_y_ ||
+        box.lower.y.raw() >= beyond_y_) {
+      return false;
+    }
     int64_t lx = (box.lower.x.raw() - lower_x_) >> shift_;
     int64_t ux = (box.upper.x.raw() - upper_x_) >> shift_;
     int64_t ly = (box.lower.y.raw() - lower_y_) >> shift_;
     int64_t uy = (box.upper.y.raw() - upper_y_) >> shift_;
-    if (ux < slx_ || lx > sux_ || uy < sly_ || ly > suy_) return false;
     lx = std::max(lx, slx_);
     ux = std::min(ux, sux_);
     ly = std::max(ly, sly_);
@@ -250,6 +265,7 @@ class SegmentBoxFilter {
   int64_t dx_ = 0, dy_ = 0;
   int64_t reach_x_ = 0, reach_y_ = 0, slack_ = 0;
   int64_t slx_ = 0, sux_ = 0, sly_ = 0, suy_ = 0;  // the segment's box, shifted
+  int64_t below_x_ = 0, beyond_x_ = 0, below_y_ = 0, beyond_y_ = 0;  // the box test's bounds, raw
 };
 
 template <class Clip>
@@ -293,8 +309,20 @@ uint64_t DynamicTree::RayCast(Vec2 origin, Vec2 translation, Fixed max_fraction,
     }
     SegmentBoxFilter::Centre centre1, centre2;
     visits += 2;
-    const bool touch1 = filter.MayTouch(nodes_[node.child1].aabb, &centre1);
-    const bool touch2 = filter.MayTouch(nodes_[node.child2].aabb, &centre2);
+    const Node& c1 = nodes_[node.child1];
+    const Node& c2 = nodes_[node.child2];
+    const bool touch1 = filter.MayTouch(c1.aabb, &centre1);
+    const bool touch2 = filter.MayTouch(c2.aabb, &centre2);
+    // As in Query: the children of a child to be visited are fetched now,
+    // while the walk tests its sibling's subtree.
+    if (touch1 && !c1.IsLeaf()) {
+      PrefetchRead(&nodes_[c1.child1]);
+      PrefetchRead(&nodes_[c1.child2]);
+    }
+    if (touch2 && !c2.IsLeaf()) {
+      PrefetchRead(&nodes_[c2.child1]);
+      PrefetchRead(&nodes_[c2.child2]);
+    }
     // Near child last on the stack, so it is visited first.
     if (touch1 && touch2) {
       const bool first_is_near = filter.Along(centre1) <= filter.Along(centre2);

@@ -53,7 +53,7 @@ std::optional<Touch> DeepestTouch(const World::Impl& w, const ShapeProxy& mover,
     // A chain segment that makes no contact is seen from behind, or leaves
     // the contact to its neighbour (chain.h): nothing to push out of.
     if (target.one_sided && m.point_count == 0) return true;
-    Touch t{{w.bodies[s.body_slot].id, s.index_in_body}, ManifoldDepth(m), Vec2{}, Vec2{}};
+    Touch t{{s.body_id, s.index_in_body}, ManifoldDepth(m), Vec2{}, Vec2{}};
     if (m.point_count > 0) {
       t.normal = -m.normal;
       t.point = m.points[0].point;

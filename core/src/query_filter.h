@@ -25,17 +25,18 @@ class FilterCheck {
   bool Passes(const ShapeRecord& s) const {
     if (s.is_sensor && !f_.include_sensors) return false;
     if ((s.filter.category_bits & f_.mask_bits) == 0 || (s.filter.mask_bits & f_.category_bits) == 0) return false;
-    // The body is looked up only when a body-level rule is in force: it is
-    // another cache line, and most queries have no such rule.
+    // The body record is read only for a body-type rule: it is another
+    // cache line, and most queries have no such rule.
     const bool all_types = (f_.body_types & 0b111) == 0b111;
-    if (all_types && f_.exclude_bodies.empty()) return true;
-    const BodyRecord& body = w_.bodies[s.body_slot];
-    if ((f_.body_types & (1u << static_cast<unsigned>(body.type))) == 0) return false;
+    if (!all_types) {
+      const BodyRecord& body = w_.bodies[s.body_slot];
+      if ((f_.body_types & (1u << static_cast<unsigned>(body.type))) == 0) return false;
+    }
     if (f_.exclude_bodies.empty()) return true;
     if (sorted_.empty()) {
-      return std::find(f_.exclude_bodies.begin(), f_.exclude_bodies.end(), body.id) == f_.exclude_bodies.end();
+      return std::find(f_.exclude_bodies.begin(), f_.exclude_bodies.end(), s.body_id) == f_.exclude_bodies.end();
     }
-    return !std::binary_search(sorted_.begin(), sorted_.end(), body.id);
+    return !std::binary_search(sorted_.begin(), sorted_.end(), s.body_id);
   }
 
  private:

@@ -36,8 +36,8 @@ bool MayPair(const World::Impl& w, uint32_t shape_a, uint32_t shape_b) {
 void AddPair(const World::Impl& w, uint32_t shape_a, uint32_t shape_b, std::vector<Pair>* pairs) {
   const ShapeRecord& a = w.shapes[shape_a];
   const ShapeRecord& b = w.shapes[shape_b];
-  const ShapeRef ra{w.bodies[a.body_slot].id, a.index_in_body};
-  const ShapeRef rb{w.bodies[b.body_slot].id, b.index_in_body};
+  const ShapeRef ra{a.body_id, a.index_in_body};
+  const ShapeRef rb{b.body_id, b.index_in_body};
   if (ra < rb) {
     pairs->push_back({ra, rb, shape_a, shape_b});
   } else {

@@ -40,7 +40,7 @@ std::vector<SensorEvent> FindSensorCrossings(const World::Impl& w, const StepSta
         const ShapeRecord& sensor = w.shapes[si];
         if (!SensorSees(w, sensor, visitor)) return true;
         if (ShapeCast({start, w.ProxyOf(sensor), swept.motion, kFixedOne}).hit) {
-          crossed.push_back({{w.bodies[sensor.body_slot].id, sensor.index_in_body}, {body.id, visitor.index_in_body}});
+          crossed.push_back({{sensor.body_id, sensor.index_in_body}, {body.id, visitor.index_in_body}});
         }
         return true;
       };

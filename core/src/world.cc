@@ -174,6 +174,7 @@ bool AppendShape(World::Impl& w, const BodyDef& def, uint32_t slot, uint32_t ind
   s.restitution = sd.restitution;
   s.density = sd.density;
   s.user_tag = sd.user_tag;
+  s.body_id = def.id;
   s.body_slot = slot;
   s.index_in_body = index;
   s.type = sd.shape.type;

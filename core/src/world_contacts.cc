@@ -68,7 +68,7 @@ std::vector<OverlapContact> World::OverlapShapeContacts(const Shape& shape, cons
     const ShapeProxy target = w.ProxyOf(s);
     if (!TestOverlap(query, target)) return;
     OverlapContact c = ContactOfOverlap(query, target);
-    c.shape = {w.bodies[s.body_slot].id, s.index_in_body};
+    c.shape = {s.body_id, s.index_in_body};
     c.user_tag = s.user_tag;
     out.push_back(c);
   });
@@ -93,7 +93,7 @@ std::vector<DistanceHit> World::Distance(const Shape& shape, const Transform& tr
     const DistanceOutput d = ShapeDistance(query, target);
     if (d.distance > max_distance) return;
     DistanceHit h;
-    h.shape = {w.bodies[s.body_slot].id, s.index_in_body};
+    h.shape = {s.body_id, s.index_in_body};
     h.user_tag = s.user_tag;
     h.distance = d.distance;
     h.point_query = d.point_a;

@@ -54,21 +54,27 @@ struct ContactState {
   ContactPointState points[2];
 };
 
+// Laid out for the queries: what a candidate's test reads (filter, radius,
+// where its points are, its type) and what a hit reports (body id, shape
+// index, user tag) come first, the step's material and the tree handle
+// last. The body id is the body record's, kept here too so that a hit or
+// an overlap costs no visit to the body record (ids never change).
 struct ShapeRecord {
   Filter filter;
   Fixed radius;
-  Fixed friction;
-  Fixed restitution;
-  Fixed density;
-  uint64_t user_tag = 0;
-  uint32_t body_slot = 0;
-  uint32_t index_in_body = 0;
   uint32_t point_offset = 0;  // into both point pools
-  int32_t proxy = -1;         // leaf in the body's tree; -1 once removed
   ShapeType type = ShapeType::kCircle;
   uint8_t point_count = 0;
   bool is_sensor = false;
   bool alive = false;
+  uint64_t body_id = 0;
+  uint64_t user_tag = 0;
+  uint32_t body_slot = 0;
+  uint32_t index_in_body = 0;
+  int32_t proxy = -1;  // leaf in the body's tree; -1 once removed
+  Fixed friction;
+  Fixed restitution;
+  Fixed density;
 };
 
 /// The proxy of a shape record whose points (local or world, in the

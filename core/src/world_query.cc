@@ -17,8 +17,8 @@ using internal::ShapeRecord;
 
 namespace {
 
-CastHit MakeHit(const World::Impl& w, const ShapeRecord& s, const CastOutput& out) {
-  return {{w.bodies[s.body_slot].id, s.index_in_body}, s.user_tag, out.fraction, out.point, out.normal};
+CastHit MakeHit(const ShapeRecord& s, const CastOutput& out) {
+  return {{s.body_id, s.index_in_body}, s.user_tag, out.fraction, out.point, out.normal};
 }
 
 // A box as a proxy: a point or a segment when it is degenerate, so that the
@@ -61,19 +61,49 @@ std::vector<ShapeRef> Overlap(const World::Impl& w, const Aabb& bounds, const Qu
   std::vector<ShapeRef> refs;
   QueryBothTrees(w, bounds, [&](uint32_t index) {
     const ShapeRecord& s = w.shapes[index];
-    if (check.Passes(s) && test(w.ProxyOf(s))) refs.push_back({w.bodies[s.body_slot].id, s.index_in_body});
+    if (check.Passes(s) && test(w.ProxyOf(s))) refs.push_back({s.body_id, s.index_in_body});
     return true;
   });
   return SortedRefs(std::move(refs));
 }
 
+// The records of the first shapes a cast offered its collector, so that a
+// reported hit finds its shape again without the id map (a body and a
+// shape record: two cache misses per hit). Past kCapacity, FindShape.
+class OfferedShapes {
+ public:
+  void Add(const ShapeRecord& s, uint32_t index) {
+    if (count_ < kCapacity) items_[count_++] = {s.body_id, s.index_in_body, index};
+  }
+  const ShapeRecord& Find(const World::Impl& w, const ShapeRef& ref) const {
+    for (int i = 0; i < count_; ++i) {
+      if (items_[i].body_id == ref.body_id && items_[i].shape_index == ref.shape_index) {
+        return w.shapes[items_[i].record];
+      }
+    }
+    return *w.FindShape(ref);
+  }
+
+ private:
+  static constexpr int kCapacity = 8;
+  // No member initializers: a cast with no hit then writes nothing here.
+  struct Item {
+    uint64_t body_id;
+    uint32_t shape_index;
+    uint32_t record;
+  };
+  Item items_[kCapacity];
+  int count_ = 0;
+};
+
 // Shared driver of the cast queries: both trees, the filter, then
-// `cast(proxy, limit)` for each candidate shape, every hit to `collector`,
-// whose early-out fraction is the traversal's limit.
+// `cast(proxy, limit)` for each candidate shape, every hit to `collector`
+// (and to `offered`, when given), whose early-out fraction is the
+// traversal's limit.
 template <class Cast>
 void CastQuery(const World::Impl& w, Vec2 origin, Vec2 translation, Fixed max_fraction, Vec2 inflate,
                const QueryFilter& filter, Cast&& cast, CastCollector& collector, QueryStats* stats,
-               bool search_movable = true) {
+               OfferedShapes* offered = nullptr, bool search_movable = true) {
   const FilterCheck check(w, filter);
   collector.Begin(max_fraction);
   uint64_t tests = 0;
@@ -84,7 +114,8 @@ void CastQuery(const World::Impl& w, Vec2 origin, Vec2 translation, Fixed max_fr
     ++tests;
     const CastOutput out = cast(w.ProxyOf(s), limit);
     if (!out.hit) return limit;
-    collector.AddHit(MakeHit(w, s, out));
+    collector.AddHit(MakeHit(s, out));
+    if (offered != nullptr) offered->Add(s, index);
     return collector.early_out_fraction();
   };
   uint64_t visits = w.static_tree.RayCast(origin, translation, collector.early_out_fraction(), inflate, clip);
@@ -106,15 +137,16 @@ void CastProxy(const World::Impl& w, const ShapeProxy& moving, Vec2 translation,
   const Fixed ulp = Fixed::FromRaw(1);
   const Vec2 inflate{(box.upper.x - box.lower.x).Half() + ulp, (box.upper.y - box.lower.y).Half() + ulp};
   const RayFrame frame(translation);
+  OfferedShapes offered;
   CastQuery(
       w, center, translation, kFixedOne, inflate, filter,
       [&](const ShapeProxy& target, Fixed limit) {
         return internal::ShapeCastWithoutPoint(ShapeCastInput{moving, target, translation, limit}, frame);
       },
-      collector, nullptr, search_movable);
+      collector, nullptr, &offered, search_movable);
   // The contact point (a whole ShapeDistance) for the reported hits only.
   for (CastHit& hit : collector.reported()) {
-    const ShapeProxy target = w.ProxyOf(*w.FindShape(hit.shape));
+    const ShapeProxy target = w.ProxyOf(offered.Find(w, hit.shape));
     hit.point = internal::ShapeCastPoint(ShapeCastInput{moving, target, translation, kFixedOne}, hit.fraction);
   }
 }

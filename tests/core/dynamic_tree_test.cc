@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "arbiter/core/limits.h"
 #include "testing/random.h"
 
 namespace arbiter::internal {
@@ -177,6 +178,37 @@ TEST(SegmentBoxFilter, NeverRejectsABoxTheSegmentTouches) {
   // The filter must also be useful: it rejects most boxes the segment misses.
   EXPECT_GT(accepted_exactly, 20000);
   EXPECT_GT(rejected, 50000);
+}
+
+// The box test's raw bounds (Shorten) at the limits: origins at the world's
+// corners, translations of kMaxQueryTranslation toward the far corner,
+// boxes inflated by half the largest shape extent, touching the segment's
+// far end or an ulp beyond the segment's box. Must neither overflow nor
+// reject a touching box.
+TEST(SegmentBoxFilter, RawBoundsHoldAtTheLimits) {
+  const Fixed world = kFixedMaxWorldCoordinate;
+  const Fixed reach = Fixed::FromRaw(kMaxQueryTranslation.raw() / 2);  // per axis, |d| < kMaxQueryTranslation
+  const Vec2 inflate{Fixed::FromInt(kMaxShapeExtent / 2), Fixed::FromInt(kMaxShapeExtent / 2)};
+  const Fixed ulp = Fixed::FromRaw(1);
+  for (const int sx : {-1, 1}) {
+    for (const int sy : {-1, 1}) {
+      const Vec2 o{sx > 0 ? world : -world, sy > 0 ? world : -world};
+      const Vec2 d{sx > 0 ? -reach : reach, sy > 0 ? -reach : reach};
+      const Vec2 e = o + d;
+      const Aabb seg{{Min(o.x, e.x) - ulp, Min(o.y, e.y) - ulp}, {Max(o.x, e.x) + ulp, Max(o.y, e.y) + ulp}};
+      const SegmentBoxFilter filter(o, d, seg, inflate);
+      SegmentBoxFilter::Centre centre;
+      // A point box whose inflated copy has a corner at the segment's end,
+      // beyond it: touches.
+      const Vec2 p{d.x > kFixedZero ? e.x + inflate.x : e.x - inflate.x, d.y > kFixedZero ? e.y + inflate.y : e.y - inflate.y};
+      EXPECT_TRUE(SegmentMeetsBoxExactly(o, d, Aabb{p - inflate, p + inflate})) << sx << " " << sy;
+      EXPECT_TRUE(filter.MayTouch(Aabb{p, p}, &centre)) << sx << " " << sy;
+      // Past the segment's box by more than the inflation: rejected.
+      const Vec2 beyond{sx > 0 ? seg.lower.x - inflate.x - Fixed::FromInt(2) : seg.upper.x + inflate.x + Fixed::FromInt(2),
+                        sy > 0 ? seg.lower.y - inflate.y - Fixed::FromInt(2) : seg.upper.y + inflate.y + Fixed::FromInt(2)};
+      EXPECT_FALSE(filter.MayTouch(Aabb{beyond, beyond}, &centre)) << sx << " " << sy;
+    }
+  }
 }
 
 }  // namespace
