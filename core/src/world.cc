@@ -386,8 +386,12 @@ Aabb World::Impl::PlaceShape(const BodyRecord& body, const ShapeRecord& s) {
 
 bool World::Impl::NeedsRefit(const BodyRecord& body, const ShapeRecord& s, const Aabb& box, Aabb* fat) const {
   if (Contains(movable_tree.GetAabb(s.proxy), box)) return false;
-  // Two ticks of motion ahead; |v| <= 2^24 keeps this far inside the range.
-  const Vec2 ahead = Fixed::FromRatio(2, def.tick_hz) * body.linear_velocity;
+  // Four ticks of motion ahead, so a falling body leaves its box every few
+  // ticks rather than every other one (tree moves were a tenth of a rain
+  // tick); fat boxes decide only what the tree visits, never a result.
+  // |v| <= 2^24 and tick_hz >= 1 bound the reach by 2^26: with boxes inside
+  // the world range (2^29) the fat box stays below 2^30, inside Q32.32.
+  const Vec2 ahead = Fixed::FromRatio(4, def.tick_hz) * body.linear_velocity;
   *fat = FattenAhead(box, ahead);
   return true;
 }
