@@ -11,9 +11,12 @@
 // [a - ga, a' + ga] and [b - gb, b' + gb] meet exactly when [a - ga - gb,
 // a' + ga + gb] meets [b, b'], in exact integers), so one sort-and-sweep
 // over the grown boxes finds exactly the pairs, each once, without a tree
-// query per body. Movable against static: one query of the static tree
-// (tight boxes) with the box grown by reach + speculative, again exactly
-// the rule.
+// query per body. Movable against static: a static shape's reach is zero,
+// so its tight box grown by half the speculative distance joins the same
+// sweep (the rule again, exactly) when the statics are few next to the
+// movers; when they are many, one query of the static tree (tight boxes)
+// per movable shape, with its box grown by reach + speculative, finds the
+// same pairs without sweeping every static.
 #include <algorithm>
 
 #include "step_internal.h"
@@ -50,11 +53,36 @@ void AddPair(const World::Impl& w, uint32_t shape_a, uint32_t shape_b, std::vect
 // depend on how it was cut into chunks (or threads).
 bool Over(const StepState& st, const std::vector<Pair>& pairs) { return pairs.size() > st.max_pairs; }
 
-// Movers [begin, end) against the static tree; collects their sweep
-// entries.
-void PairWithStatics(const World::Impl& w, const StepState& st, bool sweep_x, size_t begin, size_t end,
-                     ChunkOutput* out) {
-  constexpr Fixed half_speculative = Fixed::FromRaw(kSpeculativeDistance.raw() / 2);
+constexpr Fixed kHalfSpeculative = Fixed::FromRaw(kSpeculativeDistance.raw() / 2);
+
+// The sweep entry of a shape whose tight box is `tight`, grown by `g` on
+// every side.
+SweepEntry MakeEntry(const Aabb& tight, Fixed g, bool sweep_x, ShapeRef ref, uint32_t shape, uint32_t slot) {
+  const Vec2 lo = tight.lower - Vec2{g, g}, hi = tight.upper + Vec2{g, g};
+  return sweep_x ? SweepEntry{lo.x.raw(), hi.x.raw(), lo.y.raw(), hi.y.raw(), ref, shape, slot}
+                 : SweepEntry{lo.y.raw(), hi.y.raw(), lo.x.raw(), hi.x.raw(), ref, shape, slot};
+}
+
+// Every static non-sensor shape as a sweep entry: its tree box (the tight
+// box the static tree's queries test) grown by half the speculative
+// distance, the reach of a static body being zero.
+void AddStaticEntries(const World::Impl& w, bool sweep_x, std::vector<SweepEntry>* entries) {
+  for (uint32_t slot = 0; slot < w.bodies.size(); ++slot) {
+    const BodyRecord& body = w.bodies[slot];
+    if (body.id == 0 || body.type != BodyType::kStatic) continue;
+    for (uint32_t i = 0; i < body.shape_count; ++i) {
+      const uint32_t si = body.first_shape + i;
+      const ShapeRecord& s = w.shapes[si];
+      if (s.is_sensor) continue;
+      entries->push_back(MakeEntry(w.static_tree.GetAabb(s.proxy), kHalfSpeculative, sweep_x, {body.id, s.index_in_body}, si, slot));
+    }
+  }
+}
+
+// Movers [begin, end): their sweep entries, and with `query_statics` their
+// pairs with static shapes from the static tree.
+void PairWithStatics(const World::Impl& w, const StepState& st, bool sweep_x, bool query_statics, size_t begin,
+                     size_t end, ChunkOutput* out) {
   for (size_t m = begin; m < end; ++m) {
     const auto& [id, slot] = st.movers[m];
     const BodyRecord& body = w.bodies[slot];
@@ -64,18 +92,14 @@ void PairWithStatics(const World::Impl& w, const StepState& st, bool sweep_x, si
       const ShapeRecord& s = w.shapes[si];
       if (s.is_sensor) continue;  // sensors are handled after the solve
       const Aabb tight = PlacedBox(w, s);
-      if (body.type == BodyType::kDynamic) {
+      if (query_statics && body.type == BodyType::kDynamic) {
         const Fixed g = reach + kSpeculativeDistance;
         w.static_tree.Query({tight.lower - Vec2{g, g}, tight.upper + Vec2{g, g}}, [&, si = si](uint32_t other) {
           if (MayPair(w, si, other)) AddPair(w, si, other, &out->pairs);
           return !Over(st, out->pairs);
         });
       }
-      const Fixed g = reach + half_speculative;
-      const Aabb grown{tight.lower - Vec2{g, g}, tight.upper + Vec2{g, g}};
-      const Vec2 lo = grown.lower, hi = grown.upper;
-      out->sweep.push_back(sweep_x ? SweepEntry{lo.x.raw(), hi.x.raw(), lo.y.raw(), hi.y.raw(), {id, s.index_in_body}, si, slot}
-                                   : SweepEntry{lo.y.raw(), hi.y.raw(), lo.x.raw(), hi.x.raw(), {id, s.index_in_body}, si, slot});
+      out->sweep.push_back(MakeEntry(tight, reach + kHalfSpeculative, sweep_x, {id, s.index_in_body}, si, slot));
     }
   }
 }
@@ -178,13 +202,19 @@ bool SweepAlongX(const World::Impl& w, const StepState& st) {
 
 void FindPairs(const World::Impl& w, StepState* st) {
   const bool sweep_x = SweepAlongX(w, *st);
-  // Movers against statics, by ranges of movers; their sweep entries are
-  // gathered and sorted (keys are unique: the order found never shows).
+  // Statics sweep with the movers when there are no more of them than
+  // movers (a leaf count bounds the static shapes; either way the pairs
+  // are the rule's).
+  const bool sweep_statics = static_cast<size_t>(w.static_tree.leaf_count()) <= st->movers.size();
+  // Movers (against the static tree), by ranges of movers; their sweep
+  // entries are gathered and sorted (keys are unique: the order found
+  // never shows).
   const uint32_t by_mover = std::min(st->tasks.Chunks(st->movers.size(), 256), st->tasks.workers());
   std::vector<ChunkOutput>& chunks = st->FreshChunks(kMaxStepChunks);
   st->tasks.Run(by_mover, [&](uint32_t c, uint32_t) {
     const size_t n = st->movers.size();
-    PairWithStatics(w, *st, sweep_x, ChunkBegin(n, by_mover, c), ChunkBegin(n, by_mover, c + 1), &chunks[c]);
+    PairWithStatics(w, *st, sweep_x, !sweep_statics, ChunkBegin(n, by_mover, c), ChunkBegin(n, by_mover, c + 1),
+                    &chunks[c]);
   });
   std::vector<SweepEntry>& entries = st->sweep;  // emptied by StepScratch::Fresh
   if (by_mover == 1) {
@@ -192,6 +222,7 @@ void FindPairs(const World::Impl& w, StepState* st) {
   } else {
     for (uint32_t c = 0; c < by_mover; ++c) entries.insert(entries.end(), chunks[c].sweep.begin(), chunks[c].sweep.end());
   }
+  if (sweep_statics) AddStaticEntries(w, sweep_x, &entries);
   SortSweep(w, st, sweep_x);
   // The sweep by ranges of entries, each range's pairs into its own chunk
   // (after the static pairs it may hold), then each chunk sorted and all
