@@ -185,6 +185,56 @@ void SortSweep(const World::Impl& w, StepState* st, bool sweep_x) {
   for (const SweepEntry& e : entries) previous.push_back(e.shape);
 }
 
+// Each pairable shape's place in (body id, shape index) order, by shape
+// index: the movers' and the static bodies' shapes, bodies merged by id.
+// Ranks order shapes as their refs do, so pairs sort by (rank a, rank b).
+void RankShapes(const World::Impl& w, StepState* st) {
+  std::vector<std::pair<uint64_t, uint32_t>>& statics = st->static_bodies;
+  statics.clear();
+  for (uint32_t slot = 0; slot < w.bodies.size(); ++slot) {
+    if (w.bodies[slot].id != 0 && w.bodies[slot].type == BodyType::kStatic) statics.push_back({w.bodies[slot].id, slot});
+  }
+  if (!std::is_sorted(statics.begin(), statics.end())) std::sort(statics.begin(), statics.end());
+  st->shape_rank.resize(w.shapes.size());
+  uint32_t rank = 0;
+  size_t m = 0, s = 0;
+  while (m < st->movers.size() || s < statics.size()) {
+    const bool mover = s == statics.size() || (m < st->movers.size() && st->movers[m].first < statics[s].first);
+    const BodyRecord& body = w.bodies[mover ? st->movers[m++].second : statics[s++].second];
+    for (uint32_t i = 0; i < body.shape_count; ++i) st->shape_rank[body.first_shape + i] = rank++;
+  }
+}
+
+// The pairs sorted as operator< sorts them (pairs are unique, so the
+// result is the same list): a counting sort by a's rank, then each run of
+// one a (its partners: few, but a floor's can be hundreds) by b's rank.
+// `counts` and `sorted` are scratch.
+void SortPairs(const std::vector<uint32_t>& rank, std::vector<Pair>* pairs, std::vector<uint32_t>* counts,
+               std::vector<Pair>* sorted) {
+  counts->assign(rank.size() + 1, 0);
+  for (const Pair& p : *pairs) ++(*counts)[rank[p.shape_a] + 1];
+  for (size_t i = 1; i < counts->size(); ++i) (*counts)[i] += (*counts)[i - 1];
+  sorted->resize(pairs->size());
+  for (const Pair& p : *pairs) (*sorted)[(*counts)[rank[p.shape_a]]++] = p;
+  // Now counts[r] is where run r ends (and run r + 1 begins).
+  auto b_less = [&](const Pair& x, const Pair& y) { return rank[x.shape_b] < rank[y.shape_b]; };
+  Pair* const first = sorted->data();
+  for (size_t r = 0, begin = 0; r + 1 < counts->size(); begin = (*counts)[r++]) {
+    const size_t end = (*counts)[r];
+    if (end - begin > 16) {
+      std::sort(first + begin, first + end, b_less);
+      continue;
+    }
+    for (size_t i = begin + 1; i < end; ++i) {
+      const Pair p = first[i];
+      size_t j = i;
+      for (; j > begin && b_less(p, first[j - 1]); --j) first[j] = first[j - 1];
+      first[j] = p;
+    }
+  }
+  std::swap(*pairs, *sorted);
+}
+
 // Sweeps along the axis over which the movable bodies spread more, so that
 // a tall pile does not put every body in one sweep interval.
 bool SweepAlongX(const World::Impl& w, const StepState& st) {
@@ -224,6 +274,7 @@ void FindPairs(const World::Impl& w, StepState* st) {
   }
   if (sweep_statics) AddStaticEntries(w, sweep_x, &entries);
   SortSweep(w, st, sweep_x);
+  RankShapes(w, st);
   // The sweep by ranges of entries, each range's pairs into its own chunk
   // (after the static pairs it may hold), then each chunk sorted and all
   // merged: each pair was found once, a static partner by one query, a
@@ -235,7 +286,7 @@ void FindPairs(const World::Impl& w, StepState* st) {
     if (c < by_entry && !Over(*st, chunks[c].pairs)) {
       SweepPairs(w, *st, entries, ChunkBegin(n, by_entry, c), ChunkBegin(n, by_entry, c + 1), &chunks[c].pairs);
     }
-    std::sort(chunks[c].pairs.begin(), chunks[c].pairs.end());
+    SortPairs(st->shape_rank, &chunks[c].pairs, &chunks[c].pair_counts, &chunks[c].pairs_sorted);
   });
   uint64_t total = 0;
   for (uint32_t c = 0; c < lists; ++c) total += chunks[c].pairs.size();
