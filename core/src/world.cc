@@ -189,7 +189,8 @@ bool AppendShape(World::Impl& w, const BodyDef& def, uint32_t slot, uint32_t ind
   const uint32_t shape_index = static_cast<uint32_t>(w.shapes.size());
   const Aabb box = ComputeProxyAabb(w.ProxyOf(s));
   const bool is_static = def.type == BodyType::kStatic;
-  s.proxy = is_static ? w.static_tree.CreateProxy(box, shape_index) : w.movable_tree.CreateProxy(Fatten(box), shape_index);
+  if (!is_static) s.fat_box = Fatten(box);
+  s.proxy = is_static ? w.static_tree.CreateProxy(box, shape_index) : w.movable_tree.CreateProxy(s.fat_box, shape_index);
   w.shapes.push_back(s);
   return is_static;
 }
@@ -366,13 +367,12 @@ size_t World::MemoryBytes() const {
 void World::Impl::SyncBodyShapes(uint32_t slot) {
   const BodyRecord& body = bodies[slot];
   for (uint32_t i = 0; i < body.shape_count; ++i) {
-    const ShapeRecord& s = shapes[body.first_shape + i];
+    ShapeRecord& s = shapes[body.first_shape + i];
     const Aabb box = PlaceShape(body, s);
-    Aabb fat;
     if (body.type == BodyType::kStatic) {
       static_tree.MoveProxy(s.proxy, box);
-    } else if (NeedsRefit(body, s, box, &fat)) {
-      movable_tree.MoveProxy(s.proxy, fat);
+    } else if (NeedsRefit(body, s, box, &s.fat_box)) {
+      movable_tree.MoveProxy(s.proxy, s.fat_box);
     }
   }
 }
@@ -385,7 +385,7 @@ Aabb World::Impl::PlaceShape(const BodyRecord& body, const ShapeRecord& s) {
 }
 
 bool World::Impl::NeedsRefit(const BodyRecord& body, const ShapeRecord& s, const Aabb& box, Aabb* fat) const {
-  if (Contains(movable_tree.GetAabb(s.proxy), box)) return false;
+  if (Contains(s.fat_box, box)) return false;
   // Four ticks of motion ahead, so a falling body leaves its box every few
   // ticks rather than every other one (tree moves were a tenth of a rain
   // tick); fat boxes decide only what the tree visits, never a result.

@@ -65,6 +65,10 @@ struct ShapeRecord {
   uint32_t index_in_body = 0;
   uint32_t point_offset = 0;  // into both point pools
   int32_t proxy = -1;         // leaf in the body's tree; -1 once removed
+  /// A movable shape's box in the movable tree (fat), copied here so that
+  /// the step's refit check reads the record it already has instead of a
+  /// tree node. Like the tree's boxes it never reaches a result.
+  Aabb fat_box;
   ShapeType type = ShapeType::kCircle;
   uint8_t point_count = 0;
   bool is_sensor = false;
@@ -181,7 +185,7 @@ struct World::Impl {
   Aabb PlaceShape(const internal::BodyRecord& body, const internal::ShapeRecord& s);
   /// For a movable body's shape whose tight box is now `box`: true, with
   /// the fat box to move its proxy to in *fat, when the tree's box no
-  /// longer contains it. Reads the movable tree only.
+  /// longer contains it (the shape's fat_box, its tree box). Reads no tree.
   bool NeedsRefit(const internal::BodyRecord& body, const internal::ShapeRecord& s, const Aabb& box, Aabb* fat) const;
   /// Rewrites shapes and point pools without holes when removals have left
   /// more dead records than live ones.
