@@ -137,10 +137,6 @@ struct MoverPath {
   Vec2 motion;
 };
 
-/// A live shape's tight box at its current world points:
-/// ComputeProxyAabb(w.ProxyOf(s)), without copying the proxy.
-Aabb PlacedBox(const World::Impl& w, const ShapeRecord& s);
-
 /// True when a shape's motion can carry it past what it could touch at
 /// either end: more than half its smaller half-extent (Box2D v3's safety
 /// factor). Only such shapes are cast by continuous collision and swept

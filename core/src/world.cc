@@ -364,6 +364,25 @@ size_t World::MemoryBytes() const {
          w.ids.MemoryBytes() + w.static_tree.MemoryBytes() + w.movable_tree.MemoryBytes();
 }
 
+namespace internal {
+
+Aabb PlacedBox(const World::Impl& w, const ShapeRecord& s) {
+  // ComputeProxyAabb(w.ProxyOf(s)) read in place: the proxy's points are
+  // the first `count` world points (two for a chain segment, whose ghosts
+  // are not in its box), grown by the radius.
+  const Vec2* points = &w.world_points[s.point_offset];
+  const int count = s.type == ShapeType::kChainSegment ? 2 : s.point_count;
+  Vec2 lower = points[0], upper = points[0];
+  for (int i = 1; i < count; ++i) {
+    lower = {Min(lower.x, points[i].x), Min(lower.y, points[i].y)};
+    upper = {Max(upper.x, points[i].x), Max(upper.y, points[i].y)};
+  }
+  const Vec2 r{s.radius, s.radius};
+  return {lower - r, upper + r};
+}
+
+}  // namespace internal
+
 void World::Impl::SyncBodyShapes(uint32_t slot) {
   const BodyRecord& body = bodies[slot];
   for (uint32_t i = 0; i < body.shape_count; ++i) {
@@ -378,10 +397,10 @@ void World::Impl::SyncBodyShapes(uint32_t slot) {
 }
 
 Aabb World::Impl::PlaceShape(const BodyRecord& body, const ShapeRecord& s) {
-  for (int k = 0; k < s.point_count; ++k) {
-    world_points[s.point_offset + k] = TransformPoint(body.transform, local_points[s.point_offset + k]);
-  }
-  return ComputeProxyAabb(ProxyOf(s));
+  Vec2* const placed = &world_points[s.point_offset];
+  const Vec2* const local = &local_points[s.point_offset];
+  for (int k = 0; k < s.point_count; ++k) placed[k] = TransformPoint(body.transform, local[k]);
+  return internal::PlacedBox(*this, s);
 }
 
 bool World::Impl::NeedsRefit(const BodyRecord& body, const ShapeRecord& s, const Aabb& box, Aabb* fat) const {

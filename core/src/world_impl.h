@@ -196,4 +196,12 @@ struct World::Impl {
   BodyDef BodyDefOf(const internal::BodyRecord& body) const;
 };
 
+namespace internal {
+
+/// A live shape's tight box at its current world points:
+/// ComputeProxyAabb(w.ProxyOf(s)), without copying the proxy.
+Aabb PlacedBox(const World::Impl& w, const ShapeRecord& s);
+
+}  // namespace internal
+
 }  // namespace arbiter
