@@ -54,6 +54,19 @@ void DynamicTree::DestroyProxy(int32_t proxy) {
 
 void DynamicTree::MoveProxy(int32_t proxy, const Aabb& aabb) {
   const int32_t leaf = proxy_node_[proxy];
+  const int32_t parent = nodes_[leaf].parent;
+  if (parent != kNull && Contains(nodes_[parent].aabb, aabb)) {
+    // Still inside its parent's box: the leaf keeps its place, and only the
+    // boxes above it are refitted (they may shrink, never grow).
+    nodes_[leaf].aabb = aabb;
+    for (int32_t index = parent; index != kNull; index = nodes_[index].parent) {
+      Node& node = nodes_[index];
+      const Aabb box = Union(nodes_[node.child1].aabb, nodes_[node.child2].aabb);
+      if (box == node.aabb) break;
+      node.aabb = box;
+    }
+    return;
+  }
   RemoveLeaf(leaf);
   nodes_[leaf].aabb = aabb;
   InsertLeaf(leaf);

@@ -57,21 +57,6 @@ Fixed TimeOfImpact(const World::Impl& w, const BodyRecord& body, const Transform
 
 }  // namespace
 
-Aabb PlacedBox(const World::Impl& w, const ShapeRecord& s) {
-  // ComputeProxyAabb(w.ProxyOf(s)) read in place: the proxy's points are
-  // the first `count` world points (two for a chain segment, whose ghosts
-  // are not in its box), grown by the radius.
-  const Vec2* points = &w.world_points[s.point_offset];
-  const int count = s.type == ShapeType::kChainSegment ? 2 : s.point_count;
-  Vec2 lower = points[0], upper = points[0];
-  for (int i = 1; i < count; ++i) {
-    lower = {Min(lower.x, points[i].x), Min(lower.y, points[i].y)};
-    upper = {Max(upper.x, points[i].x), Max(upper.y, points[i].y)};
-  }
-  const Vec2 r{s.radius, s.radius};
-  return {lower - r, upper + r};
-}
-
 bool MovesFarEnough(const World::Impl& w, const ShapeRecord& s, Vec2 motion) {
   const Aabb box = PlacedBox(w, s);
   const Fixed size = Min(box.upper.x - box.lower.x, box.upper.y - box.lower.y).Half().Half();
@@ -89,10 +74,11 @@ namespace {
 // Stage 5a for one mover: velocities and the end pose from the solver,
 // kept inside the world range; `path` gets the start pose (at the end
 // rotation) and the motion before any continuous collision.
-Transform SolvedPose(BodyRecord& body, const SolverBody& sb, MoverPath* path) {
+// `start_center` is the body's centre of mass at the start of the tick
+// (StepState::world_center: TransformPoint of the same pose and centre).
+Transform SolvedPose(BodyRecord& body, const SolverBody& sb, Vec2 start_center, MoverPath* path) {
   body.linear_velocity = sb.v;
   body.angular_velocity = sb.w;
-  const Vec2 start_center = TransformPoint(body.transform, body.local_center);
   Vec2 end_center = start_center + sb.delta_position;
   ClampToWorld(&end_center, &body.linear_velocity);
   const Rot q = NormalizeRot(MulRot(sb.delta_rotation, body.transform.q));
@@ -174,7 +160,7 @@ void FinalizeInOrder(World::Impl& w, StepState& st, std::vector<MoverPath>& path
   for (size_t i = 0; i < st.movers.size(); ++i) {
     const uint32_t slot = st.movers[i].second;
     BodyRecord& body = w.bodies[slot];
-    ends[i] = SolvedPose(body, st.solver[i + 1], &paths[i]);
+    ends[i] = SolvedPose(body, st.solver[i + 1], st.world_center[slot], &paths[i]);
     if (IsBullet(body)) continue;
     if (FinalizeMover(w, st, body, &paths[i], &ends[i])) st.swept.push_back({slot, paths[i].start, paths[i].motion});
     body.transform = ends[i];
@@ -198,7 +184,7 @@ void FinalizeInTasks(World::Impl& w, StepState& st, std::vector<MoverPath>& path
   st.tasks.Run(chunks, [&](uint32_t c, uint32_t) {
     for (size_t i = ChunkBegin(n, chunks, c); i < ChunkBegin(n, chunks, c + 1); ++i) {
       BodyRecord& body = w.bodies[st.movers[i].second];
-      ends[i] = SolvedPose(body, st.solver[i + 1], &paths[i]);
+      ends[i] = SolvedPose(body, st.solver[i + 1], st.world_center[st.movers[i].second], &paths[i]);
       if (IsBullet(body)) continue;
       swept[i] = FinalizeMover(w, st, body, &paths[i], &ends[i]) ? 1 : 0;
       body.transform = ends[i];
@@ -216,7 +202,9 @@ void FinalizeInTasks(World::Impl& w, StepState& st, std::vector<MoverPath>& path
     if (swept[i] != 0) st.swept.push_back({slot, paths[i].start, paths[i].motion});
     for (uint32_t k = 0; k < body.shape_count; ++k) {
       const uint32_t si = body.first_shape + k;
-      if (st.refit[si] != 0) w.movable_tree.MoveProxy(w.shapes[si].proxy, st.refit_box[si]);
+      if (st.refit[si] == 0) continue;
+      w.shapes[si].fat_box = st.refit_box[si];
+      w.movable_tree.MoveProxy(w.shapes[si].proxy, st.refit_box[si]);
     }
   }
 }

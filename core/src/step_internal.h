@@ -137,10 +137,6 @@ struct MoverPath {
   Vec2 motion;
 };
 
-/// A live shape's tight box at its current world points:
-/// ComputeProxyAabb(w.ProxyOf(s)), without copying the proxy.
-Aabb PlacedBox(const World::Impl& w, const ShapeRecord& s);
-
 /// True when a shape's motion can carry it past what it could touch at
 /// either end: more than half its smaller half-extent (Box2D v3's safety
 /// factor). Only such shapes are cast by continuous collision and swept
@@ -163,6 +159,9 @@ struct ChunkOutput {
   bool sweep_was_x = true;
   std::vector<uint32_t> sweep_entry_of;
   std::vector<SweepEntry> sweep_ordered;
+  /// Scratch of the chunk's pair sort (step_pairs.cc).
+  std::vector<uint32_t> pair_counts;
+  std::vector<Pair> pairs_sorted;
   std::vector<ContactEvent> begin_events;
   std::vector<ContactEvent> end_events;
   size_t touching = 0;  // manifolds with points in the chunk's pairs
@@ -207,6 +206,11 @@ struct StepState {
   std::vector<Manifold> manifolds;
 
   std::vector<Pair> pairs;
+  /// Stage 2: the static bodies as (id, slot) in id order, and each
+  /// pairable shape's rank in (body id, shape index) order, by shape index
+  /// (step_pairs.cc); kept for their capacity.
+  std::vector<std::pair<uint64_t, uint32_t>> static_bodies;
+  std::vector<uint32_t> shape_rank;
   std::vector<SweepEntry> sweep;
   /// The shapes of last tick's sorted sweep, in order, and its axis: where
   /// this tick's sort starts (step_pairs.cc). They only make the sort

@@ -222,6 +222,10 @@ void IntegratePositions(StepState* st) {
   for (size_t i = 1; i < st->solver.size(); ++i) {
     SolverBody& sb = st->solver[i];
     sb.delta_position = MulAdd(sb.delta_position, st->h, sb.v);
+    // A body that has not turned this tick and does not spin keeps the
+    // identity: h 0 is 0, so r is q, |q|^2 rounds to exactly 1, and the
+    // scale (3 - 1) / 2 is exactly 1 (IntegrateRotation's own bits).
+    if (sb.w == kFixedZero && sb.delta_rotation == kRotIdentity) continue;
     const Fixed angle = Clamp(st->h * sb.w, -kMaxRotationPerSubstep, kMaxRotationPerSubstep);
     sb.delta_rotation = IntegrateRotation(sb.delta_rotation, angle);
   }

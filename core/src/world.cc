@@ -190,7 +190,8 @@ bool AppendShape(World::Impl& w, const BodyDef& def, uint32_t slot, uint32_t ind
   const uint32_t shape_index = static_cast<uint32_t>(w.shapes.size());
   const Aabb box = ComputeProxyAabb(w.ProxyOf(s));
   const bool is_static = def.type == BodyType::kStatic;
-  s.proxy = is_static ? w.static_tree.CreateProxy(box, shape_index) : w.movable_tree.CreateProxy(Fatten(box), shape_index);
+  if (!is_static) s.fat_box = Fatten(box);
+  s.proxy = is_static ? w.static_tree.CreateProxy(box, shape_index) : w.movable_tree.CreateProxy(s.fat_box, shape_index);
   w.shapes.push_back(s);
   return is_static;
 }
@@ -364,31 +365,53 @@ size_t World::MemoryBytes() const {
          w.ids.MemoryBytes() + w.static_tree.MemoryBytes() + w.movable_tree.MemoryBytes();
 }
 
+namespace internal {
+
+Aabb PlacedBox(const World::Impl& w, const ShapeRecord& s) {
+  // ComputeProxyAabb(w.ProxyOf(s)) read in place: the proxy's points are
+  // the first `count` world points (two for a chain segment, whose ghosts
+  // are not in its box), grown by the radius.
+  const Vec2* points = &w.world_points[s.point_offset];
+  const int count = s.type == ShapeType::kChainSegment ? 2 : s.point_count;
+  Vec2 lower = points[0], upper = points[0];
+  for (int i = 1; i < count; ++i) {
+    lower = {Min(lower.x, points[i].x), Min(lower.y, points[i].y)};
+    upper = {Max(upper.x, points[i].x), Max(upper.y, points[i].y)};
+  }
+  const Vec2 r{s.radius, s.radius};
+  return {lower - r, upper + r};
+}
+
+}  // namespace internal
+
 void World::Impl::SyncBodyShapes(uint32_t slot) {
   const BodyRecord& body = bodies[slot];
   for (uint32_t i = 0; i < body.shape_count; ++i) {
-    const ShapeRecord& s = shapes[body.first_shape + i];
+    ShapeRecord& s = shapes[body.first_shape + i];
     const Aabb box = PlaceShape(body, s);
-    Aabb fat;
     if (body.type == BodyType::kStatic) {
       static_tree.MoveProxy(s.proxy, box);
-    } else if (NeedsRefit(body, s, box, &fat)) {
-      movable_tree.MoveProxy(s.proxy, fat);
+    } else if (NeedsRefit(body, s, box, &s.fat_box)) {
+      movable_tree.MoveProxy(s.proxy, s.fat_box);
     }
   }
 }
 
 Aabb World::Impl::PlaceShape(const BodyRecord& body, const ShapeRecord& s) {
-  for (int k = 0; k < s.point_count; ++k) {
-    world_points[s.point_offset + k] = TransformPoint(body.transform, local_points[s.point_offset + k]);
-  }
-  return ComputeProxyAabb(ProxyOf(s));
+  Vec2* const placed = &world_points[s.point_offset];
+  const Vec2* const local = &local_points[s.point_offset];
+  for (int k = 0; k < s.point_count; ++k) placed[k] = TransformPoint(body.transform, local[k]);
+  return internal::PlacedBox(*this, s);
 }
 
 bool World::Impl::NeedsRefit(const BodyRecord& body, const ShapeRecord& s, const Aabb& box, Aabb* fat) const {
-  if (Contains(movable_tree.GetAabb(s.proxy), box)) return false;
-  // Two ticks of motion ahead; |v| <= 2^24 keeps this far inside the range.
-  const Vec2 ahead = Fixed::FromRatio(2, def.tick_hz) * body.linear_velocity;
+  if (Contains(s.fat_box, box)) return false;
+  // Four ticks of motion ahead, so a falling body leaves its box every few
+  // ticks rather than every other one (tree moves were a tenth of a rain
+  // tick); fat boxes decide only what the tree visits, never a result.
+  // |v| <= 2^24 and tick_hz >= 1 bound the reach by 2^26: with boxes inside
+  // the world range (2^29) the fat box stays below 2^30, inside Q32.32.
+  const Vec2 ahead = Fixed::FromRatio(4, def.tick_hz) * body.linear_velocity;
   *fat = FattenAhead(box, ahead);
   return true;
 }

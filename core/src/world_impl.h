@@ -75,6 +75,10 @@ struct ShapeRecord {
   Fixed friction;
   Fixed restitution;
   Fixed density;
+  /// A movable shape's box in the movable tree (fat), copied here so that
+  /// the step's refit check reads the record it already has instead of a
+  /// tree node. Like the tree's boxes it never reaches a result.
+  Aabb fat_box;
 };
 
 /// The proxy of a shape record whose points (local or world, in the
@@ -187,7 +191,7 @@ struct World::Impl {
   Aabb PlaceShape(const internal::BodyRecord& body, const internal::ShapeRecord& s);
   /// For a movable body's shape whose tight box is now `box`: true, with
   /// the fat box to move its proxy to in *fat, when the tree's box no
-  /// longer contains it. Reads the movable tree only.
+  /// longer contains it (the shape's fat_box, its tree box). Reads no tree.
   bool NeedsRefit(const internal::BodyRecord& body, const internal::ShapeRecord& s, const Aabb& box, Aabb* fat) const;
   /// Rewrites shapes and point pools without holes when removals have left
   /// more dead records than live ones.
@@ -197,5 +201,13 @@ struct World::Impl {
   /// Rebuilds a body definition from the stored records.
   BodyDef BodyDefOf(const internal::BodyRecord& body) const;
 };
+
+namespace internal {
+
+/// A live shape's tight box at its current world points:
+/// ComputeProxyAabb(w.ProxyOf(s)), without copying the proxy.
+Aabb PlacedBox(const World::Impl& w, const ShapeRecord& s);
+
+}  // namespace internal
 
 }  // namespace arbiter

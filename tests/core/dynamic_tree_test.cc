@@ -66,6 +66,56 @@ TEST(DynamicTree, StaysValidAndBalancedUnderChurn) {
   }
 }
 
+// Small moves: a leaf whose new box stays inside its parent's keeps its
+// place and only the boxes above it are refitted (every shrink takes that
+// path); the others are re-inserted. Boxes must stay exact unions and
+// queries exact either way.
+TEST(DynamicTree, SmallMovesKeepBoxesExactAndQueriesComplete) {
+  testing::SplitMix64 rng(42);
+  DynamicTree tree;
+  std::vector<int32_t> proxies;
+  std::vector<Aabb> boxes;
+  for (int i = 0; i < 300; ++i) {
+    boxes.push_back(RandomBox(rng));
+    proxies.push_back(tree.CreateProxy(boxes.back(), static_cast<uint32_t>(i)));
+  }
+  const int64_t unit = int64_t{1} << 32;
+  for (int step = 0; step < 4000; ++step) {
+    const size_t i = rng.Next() % proxies.size();
+    Aabb& box = boxes[i];
+    if (rng.Next() % 2 == 0) {
+      // Shrink by up to a quarter unit on each side (never past empty).
+      const int64_t dx = std::min(rng.Uniform(0, unit / 4), (box.upper.x - box.lower.x).raw() / 2);
+      const int64_t dy = std::min(rng.Uniform(0, unit / 4), (box.upper.y - box.lower.y).raw() / 2);
+      box = {{box.lower.x + Fixed::FromRaw(dx), box.lower.y + Fixed::FromRaw(dy)},
+             {box.upper.x - Fixed::FromRaw(dx), box.upper.y - Fixed::FromRaw(dy)}};
+    } else {
+      const Vec2 d{Fixed::FromRaw(rng.Uniform(-unit, unit)), Fixed::FromRaw(rng.Uniform(-unit, unit))};
+      box = {box.lower + d, box.upper + d + Vec2{Fixed::FromRaw(unit / 8), Fixed::FromRaw(unit / 8)}};
+    }
+    tree.MoveProxy(proxies[i], box);
+    ASSERT_EQ(tree.GetAabb(proxies[i]), box);
+    if (step % 250 == 0) {
+      ASSERT_TRUE(tree.Validate()) << "step " << step;
+    }
+  }
+  ASSERT_TRUE(tree.Validate());
+  EXPECT_LE(tree.height(), 3 * 9);
+  for (int q = 0; q < 200; ++q) {
+    const Aabb probe = RandomBox(rng);
+    std::vector<uint32_t> found, expected;
+    tree.Query(probe, [&](uint32_t user) {
+      found.push_back(user);
+      return true;
+    });
+    for (size_t i = 0; i < boxes.size(); ++i) {
+      if (Overlaps(boxes[i], probe)) expected.push_back(static_cast<uint32_t>(i));
+    }
+    std::sort(found.begin(), found.end());
+    ASSERT_EQ(found, expected);
+  }
+}
+
 TEST(DynamicTree, RayCastNeverSkipsABoxTheSegmentTouches) {
   testing::SplitMix64 rng(41);
   DynamicTree tree;

@@ -234,6 +234,52 @@ TEST(Step, InsertionAndReinsertionOrderDoNotMatter) {
   }
 }
 
+// Pairs with static shapes come from one sweep with the movers when the
+// statics are no more than the movers, else from static-tree queries
+// (step_pairs.cc); both must find exactly the pair rule's pairs. The same
+// pegboard (49 static leaves) stepped with its 12 falling bodies alone
+// (queries) and with 60 more far away (sweep), which touch nothing of it,
+// must move the 12 to the same bits every tick.
+TEST(Step, PairsWithStatics_SweptOrQueried_GiveTheSameMotion) {
+  std::vector<BodyDef> board;
+  board.push_back(BoxBody(1, BodyType::kStatic, Vd(0, -0.5), 20, 0.5));
+  for (int i = 0; i < 48; ++i) {
+    const double x = -7 + (i % 8) * 2 + ((i / 8) % 2 == 0 ? 0 : 1);
+    board.push_back(i % 3 == 0 ? BoxBody(2 + i, BodyType::kStatic, Vd(x, 2 + (i / 8) * 1.5), 0.3, 0.2, MakeRot(Fd(0.3)))
+                               : DiskBody(2 + i, BodyType::kStatic, Vd(x, 2 + (i / 8) * 1.5), 0.35));
+  }
+  std::vector<BodyDef> falling;
+  for (int i = 0; i < 12; ++i) {
+    const double x = -6 + i + 0.137 * i;
+    falling.push_back(i % 2 == 0 ? BoxBody(100 + i, BodyType::kDynamic, Vd(x, 13 + 0.4 * i), 0.3, 0.25)
+                                 : DiskBody(100 + i, BodyType::kDynamic, Vd(x, 13 + 0.4 * i), 0.3));
+  }
+  std::vector<BodyDef> far_away;
+  for (int i = 0; i < 60; ++i) far_away.push_back(DiskBody(1000 + i, BodyType::kDynamic, Vd(5000 + 3 * i, 0), 0.5));
+  World queried(WorldDef{Vd(0, -10), 60, 1000}), swept(WorldDef{Vd(0, -10), 60, 1000});
+  for (World* w : {&queried, &swept}) {
+    ASSERT_TRUE(w->AddBodies(board).ok());
+    ASSERT_TRUE(w->AddBodies(falling).ok());
+  }
+  ASSERT_TRUE(swept.AddBodies(far_away).ok());
+  int touching_ticks = 0;
+  for (int tick = 0; tick < 240; ++tick) {
+    TickEvents events;
+    queried.Step(&events);
+    swept.Step();
+    if (!events.contact_begin.empty()) ++touching_ticks;
+    for (const BodyDef& b : falling) {
+      const BodyView q = *queried.FindBody(b.id), s = *swept.FindBody(b.id);
+      ASSERT_EQ(q.transform.p, s.transform.p) << "body " << b.id << " tick " << tick;
+      ASSERT_EQ(q.transform.q.c, s.transform.q.c) << "body " << b.id << " tick " << tick;
+      ASSERT_EQ(q.transform.q.s, s.transform.q.s) << "body " << b.id << " tick " << tick;
+      ASSERT_EQ(q.linear_velocity, s.linear_velocity) << "body " << b.id << " tick " << tick;
+      ASSERT_EQ(q.angular_velocity, s.angular_velocity) << "body " << b.id << " tick " << tick;
+    }
+  }
+  EXPECT_GT(touching_ticks, 5);  // the bodies did hit pegs, not only fall
+}
+
 TEST(Step, KinematicBodiesMoveByTheirVelocityAndStaticsNever) {
   World world = FloorWorld();
   BodyDef k = BoxBody(2, BodyType::kKinematic, Vd(0, 3), 1, 0.25);
