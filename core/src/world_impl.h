@@ -56,8 +56,8 @@ struct ContactState {
 
 // Laid out for the queries: what a candidate's test reads (filter, radius,
 // where its points are, its type) and what a hit reports (body id, shape
-// index, user tag) come first, the step's material and the tree handle
-// last. The body id is the body record's, kept here too so that a hit or
+// index, user tag) come first, the step's material, the tree handle and
+// the fat box last. The body id is the body record's, kept here too so that a hit or
 // an overlap costs no visit to the body record (ids never change).
 struct ShapeRecord {
   Filter filter;
