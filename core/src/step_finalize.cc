@@ -203,8 +203,7 @@ void FinalizeInTasks(World::Impl& w, StepState& st, std::vector<MoverPath>& path
     for (uint32_t k = 0; k < body.shape_count; ++k) {
       const uint32_t si = body.first_shape + k;
       if (st.refit[si] == 0) continue;
-      w.shapes[si].fat_box = st.refit_box[si];
-      w.movable_tree.MoveProxy(w.shapes[si].proxy, st.refit_box[si]);
+      w.MoveMovableProxy(w.shapes[si], st.refit_box[si]);
     }
   }
 }

@@ -391,10 +391,15 @@ void World::Impl::SyncBodyShapes(uint32_t slot) {
     const Aabb box = PlaceShape(body, s);
     if (body.type == BodyType::kStatic) {
       static_tree.MoveProxy(s.proxy, box);
-    } else if (NeedsRefit(body, s, box, &s.fat_box)) {
-      movable_tree.MoveProxy(s.proxy, s.fat_box);
+    } else if (Aabb fat; NeedsRefit(body, s, box, &fat)) {
+      MoveMovableProxy(s, fat);
     }
   }
+}
+
+void World::Impl::MoveMovableProxy(ShapeRecord& s, const Aabb& fat) {
+  s.fat_box = fat;
+  movable_tree.MoveProxy(s.proxy, fat);
 }
 
 Aabb World::Impl::PlaceShape(const BodyRecord& body, const ShapeRecord& s) {

@@ -77,7 +77,10 @@ struct ShapeRecord {
   Fixed density;
   /// A movable shape's box in the movable tree (fat), copied here so that
   /// the step's refit check reads the record it already has instead of a
-  /// tree node. Like the tree's boxes it never reaches a result.
+  /// tree node. Like the tree's boxes it never reaches a result. Written
+  /// only through World::Impl::MoveMovableProxy (and at creation). Static
+  /// shapes leave it unused: 32 of a static body's bytes, which a split of
+  /// the record into query, material and movable parts would give back.
   Aabb fat_box;
 };
 
@@ -193,6 +196,9 @@ struct World::Impl {
   /// the fat box to move its proxy to in *fat, when the tree's box no
   /// longer contains it (the shape's fat_box, its tree box). Reads no tree.
   bool NeedsRefit(const internal::BodyRecord& body, const internal::ShapeRecord& s, const Aabb& box, Aabb* fat) const;
+  /// Moves a movable shape's proxy to `fat` and keeps the record's copy of
+  /// the tree box (fat_box) equal to it: the one place both are written.
+  void MoveMovableProxy(internal::ShapeRecord& s, const Aabb& fat);
   /// Rewrites shapes and point pools without holes when removals have left
   /// more dead records than live ones.
   void CompactIfSparse();

@@ -18,16 +18,25 @@ Aabb RandomBox(testing::SplitMix64& rng) {
   return {{Fixed::FromRaw(x), Fixed::FromRaw(y)}, {Fixed::FromRaw(x + w), Fixed::FromRaw(y + h)}};
 }
 
-TEST(DynamicTree, StaysValidAndBalancedUnderChurn) {
-  testing::SplitMix64 rng(40);
+// A tree of random boxes: box i is proxies[i]'s (until removed), user i.
+class RandomTree : public ::testing::Test {
+ protected:
+  void Add() {
+    boxes.push_back(RandomBox(rng));
+    proxies.push_back(tree.CreateProxy(boxes.back(), static_cast<uint32_t>(boxes.size() - 1)));
+  }
+  testing::SplitMix64 rng{0};
   DynamicTree tree;
   std::vector<int32_t> proxies;
   std::vector<Aabb> boxes;
+};
+
+TEST_F(RandomTree, StaysValidAndBalancedUnderChurn) {
+  rng = testing::SplitMix64(40);
   for (int step = 0; step < 6000; ++step) {
     const uint64_t op = rng.Next() % 10;
     if (op < 5 || proxies.empty()) {
-      boxes.push_back(RandomBox(rng));
-      proxies.push_back(tree.CreateProxy(boxes.back(), static_cast<uint32_t>(boxes.size() - 1)));
+      Add();
     } else if (op < 8) {
       const size_t i = rng.Next() % proxies.size();
       boxes[tree.GetUser(proxies[i])] = RandomBox(rng);
@@ -70,15 +79,9 @@ TEST(DynamicTree, StaysValidAndBalancedUnderChurn) {
 // place and only the boxes above it are refitted (every shrink takes that
 // path); the others are re-inserted. Boxes must stay exact unions and
 // queries exact either way.
-TEST(DynamicTree, SmallMovesKeepBoxesExactAndQueriesComplete) {
-  testing::SplitMix64 rng(42);
-  DynamicTree tree;
-  std::vector<int32_t> proxies;
-  std::vector<Aabb> boxes;
-  for (int i = 0; i < 300; ++i) {
-    boxes.push_back(RandomBox(rng));
-    proxies.push_back(tree.CreateProxy(boxes.back(), static_cast<uint32_t>(i)));
-  }
+TEST_F(RandomTree, SmallMovesKeepBoxesExactAndQueriesComplete) {
+  rng = testing::SplitMix64(42);
+  for (int i = 0; i < 300; ++i) Add();
   const int64_t unit = int64_t{1} << 32;
   for (int step = 0; step < 4000; ++step) {
     const size_t i = rng.Next() % proxies.size();
