@@ -194,10 +194,14 @@ class SegmentBoxFilter {
     dy_ = translation.y.raw() >> shift_;
     const int64_t adx = dx_ < 0 ? -dx_ : dx_, ady = dy_ < 0 ? -dy_ : dy_;
     // |exact cross| >= |cross| - (2|dx| + 2|dy| + |Cx| + |Cy| + 4) and the
-    // exact right side <= (|dy| + 1)(Hx + 1) + (|dx| + 1)(Hy + 1).
-    reach_x_ = ady + 1;
-    reach_y_ = adx + 1;
-    slack_ = 2 * (adx + ady) + 4 + reach_x_ + reach_y_;
+    // exact right side <= (|dy| + 1)(Hx + 1) + (|dx| + 1)(Hy + 1)
+    //                   = |dy| Hx + |dx| Hy + Hx + Hy + |dx| + |dy| + 2.
+    // What depends on the box beyond |dy| Hx + |dx| Hy, Hx + Hy + |Cx| +
+    // |Cy|, is bounded once per segment box (Shorten), so that each test
+    // adds one constant instead of four terms.
+    adx_ = adx;
+    ady_ = ady;
+    slack_ = 3 * (adx + ady) + 6;
     Shorten(segment_box);
   }
 
@@ -218,6 +222,13 @@ class SegmentBoxFilter {
     beyond_x_ = (sux_ + 1) * unit + lower_x_;
     below_y_ = sly_ * unit + upper_y_;
     beyond_y_ = (suy_ + 1) * unit + lower_y_;
+    // A box that passes the box test is clamped into [slx, sux] x [sly, suy]
+    // with lower <= upper (floor is monotone and lower - ix <= upper + ix),
+    // so Hx <= sux - slx, |Cx| <= 2 max(|slx|, |sux|), and likewise in y;
+    // with the shifted extent below 2^29 + 2 the sum is below 2^33.
+    const int64_t mx = std::max(slx_ < 0 ? -slx_ : slx_, sux_ < 0 ? -sux_ : sux_);
+    const int64_t my = std::max(sly_ < 0 ? -sly_ : sly_, suy_ < 0 ? -suy_ : suy_);
+    bound_ = (sux_ - slx_) + (suy_ - sly_) + 2 * (mx + my) + slack_;
   }
 
   /// The doubled centre of the last box MayTouch accepted, clamped and
@@ -251,7 +262,9 @@ class SegmentBoxFilter {
     const int64_t cx = lx + ux, cy = ly + uy;  // doubled centre
     *centre = {cx, cy};
     const int64_t cross = dx_ * cy - dy_ * cx;
-    const int64_t limit = reach_x_ * (ux - lx) + reach_y_ * (uy - ly) + (cx < 0 ? -cx : cx) + (cy < 0 ? -cy : cy) + slack_;
+    // At least the bound of the constructor's comment for this box (bound_
+    // covers its box-dependent terms), so the test stays conservative.
+    const int64_t limit = ady_ * (ux - lx) + adx_ * (uy - ly) + bound_;
     return (cross < 0 ? -cross : cross) <= limit;
   }
 
@@ -263,7 +276,8 @@ class SegmentBoxFilter {
   int64_t lower_x_, upper_x_, lower_y_, upper_y_;  // what box coordinates are measured from
   int shift_ = 0;
   int64_t dx_ = 0, dy_ = 0;
-  int64_t reach_x_ = 0, reach_y_ = 0, slack_ = 0;
+  int64_t adx_ = 0, ady_ = 0, slack_ = 0;
+  int64_t bound_ = 0;  // slack_ plus the largest Hx + Hy + |Cx| + |Cy| of a clamped box
   int64_t slx_ = 0, sux_ = 0, sly_ = 0, suy_ = 0;  // the segment's box, shifted
   int64_t below_x_ = 0, beyond_x_ = 0, below_y_ = 0, beyond_y_ = 0;  // the box test's bounds, raw
 };
