@@ -167,6 +167,14 @@ struct ChunkOutput {
   size_t touching = 0;  // manifolds with points in the chunk's pairs
 };
 
+/// NormalizeRot(in) is out (step_finalize.cc): a pure function's last
+/// answer, by body slot, kept from tick to tick (valid once written).
+struct RotationMemo {
+  Rot in;
+  Rot out;
+  bool valid = false;
+};
+
 /// Stage 4 when parallel: the islands of the solve and how they are dealt
 /// to chunks (step_solver.cc); kept for their capacity.
 struct IslandScratch {
@@ -255,6 +263,9 @@ struct StepState {
   std::vector<MoverPath> paths;
   std::vector<Transform> ends;
   std::vector<uint8_t> mover_swept;
+  /// Stage 5, by body slot: the last end rotation normalised; serves only
+  /// the same input again, so it is never reset (RotationMemo).
+  std::vector<RotationMemo> rotation_memo;
 };
 
 /// Stage 2: every pair of non-sensor shapes, at least one of them dynamic,
