@@ -382,8 +382,44 @@ bool DistanceManifold(const ShapeProxy& ref_proxy, const Core& ref, const ShapeP
   return true;
 }
 
+/// |v| < 2^61 raw per component: the domain of CirclesApart.
+constexpr uint64_t kApartComponentLimit = uint64_t{1} << 61;
+
+uint64_t Magnitude(Fixed v) {
+  return v.raw() < 0 ? 0 - static_cast<uint64_t>(v.raw()) : static_cast<uint64_t>(v.raw());
+}
+
+/// True when CollideCircles would find Length(d) - ra - rb > spec (no
+/// point), decided without the square root, and only where that is
+/// provably the same answer; false means "not decided here" (the caller
+/// computes as before). Domain: |dx|, |dy| < 2^61 raw, 0 <= ra, rb <=
+/// 2^56 raw (kMaxShapeExtent), 0 <= spec < 2^62 raw. There |d|^2 < 2^123,
+/// so Length(d) < 2^62, and Length - ra - rb lies in (-2^57, 2^62): the
+/// rounded arithmetic neither wraps nor saturates, so "separation > spec"
+/// is the integer test Length > R with R = ra + rb + spec < 2^63.
+/// Length is ISqrtRound(|d|^2), which rounds up exactly when |d|^2 - r^2 >
+/// r for r = floor(sqrt(|d|^2)); hence Length >= R + 1 exactly when |d|^2
+/// >= R^2 + R + 1: from (R + 1)^2 up the floor is already R + 1; between
+/// R^2 + R + 1 and (R + 1)^2 - 1 the floor is R and the rest exceeds R;
+/// at or below R^2 + R the floor is at most R and rounds to at most R.
+/// R^2 + R < 2^127 fits the signed 128-bit compare.
+bool CirclesApart(Vec2 d, Fixed ra, Fixed rb, Fixed spec) {
+  constexpr int64_t kRadiusLimit = int64_t{1} << 56;
+  constexpr int64_t kSpecLimit = int64_t{1} << 62;
+  static_assert(kFixedMaxShapeExtent.raw() <= kRadiusLimit);
+  if (Magnitude(d.x) >= kApartComponentLimit || Magnitude(d.y) >= kApartComponentLimit) return false;
+  if (ra.raw() < 0 || ra.raw() > kRadiusLimit || rb.raw() < 0 || rb.raw() > kRadiusLimit) return false;
+  if (spec.raw() < 0 || spec.raw() >= kSpecLimit) return false;
+  const int64_t r = ra.raw() + rb.raw() + spec.raw();
+  return LengthSquaredWide(d) > Int128::Mul(r, r) + Int128(r);
+}
+
 Manifold CollideCircles(Vec2 ca, Fixed ra, Vec2 cb, Fixed rb, Fixed spec) {
   const Vec2 d = cb - ca;
+  // Far apart: the empty manifold the code below returns (its normal is
+  // zero, and so is the flipped one), without the square root. Symmetric
+  // in the arguments, so it may precede the canonical direction.
+  if (CirclesApart(d, ra, rb, spec)) return Manifold{};
   // Work in one canonical direction so that Collide(b, a) gives exactly the
   // negated normal and the same point (rounding is not odd-symmetric).
   // Concentric disks have no direction: the larger one goes first (then

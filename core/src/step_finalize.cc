@@ -76,12 +76,16 @@ namespace {
 // rotation) and the motion before any continuous collision.
 // `start_center` is the body's centre of mass at the start of the tick
 // (StepState::world_center: TransformPoint of the same pose and centre).
-Transform SolvedPose(BodyRecord& body, const SolverBody& sb, Vec2 start_center, MoverPath* path) {
+// `memo` is the body's slot's RotationMemo: NormalizeRot of the same
+// rotation as last time is last time's answer (a body that has not turned).
+Transform SolvedPose(BodyRecord& body, const SolverBody& sb, Vec2 start_center, RotationMemo* memo, MoverPath* path) {
   body.linear_velocity = sb.v;
   body.angular_velocity = sb.w;
   Vec2 end_center = start_center + sb.delta_position;
   ClampToWorld(&end_center, &body.linear_velocity);
-  const Rot q = NormalizeRot(MulRot(sb.delta_rotation, body.transform.q));
+  const Rot turned = MulRot(sb.delta_rotation, body.transform.q);
+  if (!memo->valid || memo->in != turned) *memo = {turned, NormalizeRot(turned), true};
+  const Rot q = memo->out;
   path->start = {start_center - RotateVector(q, body.local_center), q};
   path->motion = sb.delta_position;
   return {end_center - RotateVector(q, body.local_center), q};
@@ -160,7 +164,7 @@ void FinalizeInOrder(World::Impl& w, StepState& st, std::vector<MoverPath>& path
   for (size_t i = 0; i < st.movers.size(); ++i) {
     const uint32_t slot = st.movers[i].second;
     BodyRecord& body = w.bodies[slot];
-    ends[i] = SolvedPose(body, st.solver[i + 1], st.world_center[slot], &paths[i]);
+    ends[i] = SolvedPose(body, st.solver[i + 1], st.world_center[slot], &st.rotation_memo[slot], &paths[i]);
     if (IsBullet(body)) continue;
     if (FinalizeMover(w, st, body, &paths[i], &ends[i])) st.swept.push_back({slot, paths[i].start, paths[i].motion});
     body.transform = ends[i];
@@ -184,7 +188,8 @@ void FinalizeInTasks(World::Impl& w, StepState& st, std::vector<MoverPath>& path
   st.tasks.Run(chunks, [&](uint32_t c, uint32_t) {
     for (size_t i = ChunkBegin(n, chunks, c); i < ChunkBegin(n, chunks, c + 1); ++i) {
       BodyRecord& body = w.bodies[st.movers[i].second];
-      ends[i] = SolvedPose(body, st.solver[i + 1], st.world_center[st.movers[i].second], &paths[i]);
+      ends[i] = SolvedPose(body, st.solver[i + 1], st.world_center[st.movers[i].second],
+                           &st.rotation_memo[st.movers[i].second], &paths[i]);
       if (IsBullet(body)) continue;
       swept[i] = FinalizeMover(w, st, body, &paths[i], &ends[i]) ? 1 : 0;
       body.transform = ends[i];
@@ -218,6 +223,7 @@ void FinalizeBodies(World::Impl& w, StepState* state) {
   std::vector<Transform>& ends = st.ends;
   paths.resize(st.movers.size());
   ends.resize(st.movers.size());
+  if (st.rotation_memo.size() < w.bodies.size()) st.rotation_memo.resize(w.bodies.size());
   // Pass 1: every mover but the bullets takes its pose; a dynamic one that
   // would tunnel through static or kinematic geometry stops short of it.
   if (st.any_kinematic || st.tasks.workers() == 1) {

@@ -167,6 +167,32 @@ struct ChunkOutput {
   size_t touching = 0;  // manifolds with points in the chunk's pairs
 };
 
+/// NormalizeRot(in) is out (step_finalize.cc): a pure function's last
+/// answer, by body slot, kept from tick to tick (valid once written).
+struct RotationMemo {
+  Rot in;
+  Rot out;
+  bool valid = false;
+};
+
+/// Stage 4 when parallel: the islands of the solve and how they are dealt
+/// to chunks (step_solver.cc); kept for their capacity.
+struct IslandScratch {
+  std::vector<uint32_t> parent;    // union-find over solver bodies
+  std::vector<uint32_t> weight;    // work of an island, by root
+  std::vector<uint32_t> roots;
+  std::vector<uint32_t> chunk_of;  // by root
+  std::vector<uint32_t> constraint_chunk;
+  /// Solver bodies and constraint indices grouped by chunk (chunk c from
+  /// body_begin[c] and constraint_begin[c]), ascending within a chunk.
+  std::vector<uint32_t> bodies;
+  std::vector<uint32_t> constraints;
+  std::vector<uint32_t> local_index;  // a body's index in its chunk's array (1 for the first)
+  std::vector<std::vector<SolverBody>> local;  // each chunk's copy of its bodies
+  uint32_t body_begin[kMaxStepChunks + 1] = {};
+  uint32_t constraint_begin[kMaxStepChunks + 1] = {};
+};
+
 struct StepState {
   StepTasks tasks;  // how stages are cut into tasks (no executor: one chunk each)
   /// The most candidate pairs this tick may find (World::StepWithin);
@@ -220,6 +246,7 @@ struct StepState {
   std::vector<uint32_t> sweep_entry_of;
   std::vector<SweepEntry> sweep_ordered;
   std::vector<SolverContact> constraints;  // not emptied by Fresh: sized by stage 3
+  IslandScratch islands;
   std::vector<ContactState> next_contacts;  // constraints[i] is next_contacts[i]
   std::vector<ContactEvent> begin_events;
   std::vector<ContactEvent> end_events;
@@ -236,6 +263,9 @@ struct StepState {
   std::vector<MoverPath> paths;
   std::vector<Transform> ends;
   std::vector<uint8_t> mover_swept;
+  /// Stage 5, by body slot: the last end rotation normalised; serves only
+  /// the same input again, so it is never reset (RotationMemo).
+  std::vector<RotationMemo> rotation_memo;
 };
 
 /// Stage 2: every pair of non-sensor shapes, at least one of them dynamic,

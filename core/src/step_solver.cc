@@ -2,7 +2,11 @@
 //
 // Box2D v3's "soft step" (Erin Catto, "Solver2D", 2024): sequential impulses
 // on soft contact constraints, with sub-stepping and a relax pass, then
-// restitution; Coulomb friction. Constraints are solved in pair order.
+// restitution; Coulomb friction. Constraints are solved in pair order;
+// with an executor, islands of them at once (SolveContacts: the same
+// bits).
+#include <algorithm>
+
 #include "arbiter/core/fixed_math.h"
 #include "step_internal.h"
 
@@ -88,7 +92,7 @@ void ApplyImpulse(SolverBody* a, SolverBody* b, Vec2 ra, Vec2 rb, Vec2 impulse) 
 // 0 x is 0 and y - 0 is y), and the soft mass normal_mass * mass_scale is
 // the product formed once per tick (soft_normal_mass).
 template <StaticSide S>
-void SolveContact(SolverContact& c, std::vector<SolverBody>& bodies, const Softness& soft, Fixed inv_h, bool use_bias) {
+void SolveContact(SolverContact& c, SolverBody* bodies, const Softness& soft, Fixed inv_h, bool use_bias) {
   SolverBody& a = bodies[c.body_a];
   SolverBody& b = bodies[c.body_b];
   const Vec2 n = c.normal;
@@ -131,7 +135,7 @@ void SolveContact(SolverContact& c, std::vector<SolverBody>& bodies, const Softn
 }
 
 template <StaticSide S>
-void WarmStart(SolverContact& c, std::vector<SolverBody>& bodies) {
+void WarmStart(SolverContact& c, SolverBody* bodies) {
   SolverBody& a = bodies[c.body_a];
   SolverBody& b = bodies[c.body_b];
   const Vec2 tangent = RightPerp(c.normal);
@@ -143,7 +147,7 @@ void WarmStart(SolverContact& c, std::vector<SolverBody>& bodies) {
 }
 
 template <StaticSide S>
-void ApplyRestitution(SolverContact& c, std::vector<SolverBody>& bodies) {
+void ApplyRestitution(SolverContact& c, SolverBody* bodies) {
   if (c.restitution == kFixedZero) return;
   SolverBody& a = bodies[c.body_a];
   SolverBody& b = bodies[c.body_b];
@@ -187,7 +191,7 @@ void ClampVelocity(SolverBody* sb) {
 Fixed DivideByDamping(Fixed x, Fixed d) { return d == kFixedOne ? x : x / d; }
 
 // The sub-step's constants of each mover: 1 + h c for both dampings and
-// the gravity increment (h s) g. They are the products IntegrateVelocities
+// the gravity increment (h s) g. They are the products IntegrateVelocity
 // formed in every sub-step, with the same operands: formed once instead.
 void PrepareIntegration(const World::Impl& w, StepState* st) {
   const Fixed h = st->h;
@@ -204,31 +208,195 @@ void PrepareIntegration(const World::Impl& w, StepState* st) {
   }
 }
 
-// Gravity and implicit damping for the dynamic bodies of one sub-step:
-// v = v / (1 + h c) + h g s (Box2D's implicit damping).
-void IntegrateVelocities(StepState* st) {
-  for (size_t i = 0; i < st->movers.size(); ++i) {
-    const BodyIntegration& bi = st->integration[i];
-    if (!bi.dynamic) continue;
-    SolverBody& sb = st->solver[i + 1];
-    sb.v = Vec2{DivideByDamping(sb.v.x, bi.linear_divisor), DivideByDamping(sb.v.y, bi.linear_divisor)};
-    sb.v = sb.v + bi.gravity_step;  // MulAdd(v, h s, g), its products formed once
-    sb.w = DivideByDamping(sb.w, bi.angular_divisor);
-    ClampVelocity(&sb);
+// Gravity and implicit damping for solver body i (mover i - 1) in one
+// sub-step, when it is dynamic: v = v / (1 + h c) + h g s (Box2D's
+// implicit damping).
+inline void IntegrateVelocity(SolverBody& sb, const BodyIntegration& bi) {
+  if (!bi.dynamic) return;
+  sb.v = Vec2{DivideByDamping(sb.v.x, bi.linear_divisor), DivideByDamping(sb.v.y, bi.linear_divisor)};
+  sb.v = sb.v + bi.gravity_step;  // MulAdd(v, h s, g), its products formed once
+  sb.w = DivideByDamping(sb.w, bi.angular_divisor);
+  ClampVelocity(&sb);
+}
+
+inline void IntegratePosition(SolverBody& sb, Fixed h) {
+  sb.delta_position = MulAdd(sb.delta_position, h, sb.v);
+  // A body that has not turned this tick and does not spin keeps the
+  // identity: h 0 is 0, so r is q, |q|^2 rounds to exactly 1, and the
+  // scale (3 - 1) / 2 is exactly 1 (IntegrateRotation's own bits).
+  if (sb.w == kFixedZero && sb.delta_rotation == kRotIdentity) return;
+  const Fixed angle = Clamp(h * sb.w, -kMaxRotationPerSubstep, kMaxRotationPerSubstep);
+  sb.delta_rotation = IntegrateRotation(sb.delta_rotation, angle);
+}
+
+// The solve of a set of constraints over the solver bodies `bodies[0..n]`
+// (0: the immovable body; the constraints' body indices point into this
+// array): sub-steps, restitution, the velocity clamp, and the impulses
+// into st->next_contacts. `constraints` lists indices into st->constraints,
+// ascending. Body j >= 1 is mover mover[j - 1] (st->integration); every
+// body a constraint of the set acts on is in the set, so the bodies see
+// exactly their own integration and constraints, in the order of the
+// whole solve.
+template <class ConstraintList, class MoverOf>
+void SolveSet(StepState* st, const Softness& soft, const ConstraintList& constraints, SolverBody* bodies, size_t n,
+              MoverOf mover) {
+  std::vector<SolverContact>& all = st->constraints;
+  const Fixed inv_h = st->inv_h, h = st->h;
+  for (int sub = 0; sub < kSubsteps; ++sub) {
+    for (size_t j = 1; j <= n; ++j) IntegrateVelocity(bodies[j], st->integration[mover(j)]);
+    for (const size_t k : constraints) {
+      SolverContact& c = all[k];
+      WithStaticSide(c, [&]<StaticSide S>() { WarmStart<S>(c, bodies); });
+    }
+    for (const size_t k : constraints) {
+      SolverContact& c = all[k];
+      WithStaticSide(c, [&]<StaticSide S>() { SolveContact<S>(c, bodies, soft, inv_h, true); });
+    }
+    for (size_t j = 1; j <= n; ++j) IntegratePosition(bodies[j], h);
+    for (const size_t k : constraints) {
+      SolverContact& c = all[k];
+      WithStaticSide(c, [&]<StaticSide S>() { SolveContact<S>(c, bodies, soft, inv_h, false); });
+    }
+  }
+  for (const size_t k : constraints) {
+    SolverContact& c = all[k];
+    WithStaticSide(c, [&]<StaticSide S>() { ApplyRestitution<S>(c, bodies); });
+  }
+  for (size_t j = 1; j <= n; ++j) ClampVelocity(&bodies[j]);
+  // Impulses for warm starting next tick.
+  for (const size_t k : constraints) {
+    const SolverContact& c = all[k];
+    ContactState& state = st->next_contacts[k];
+    for (int i = 0; i < c.point_count; ++i) state.points[i] = {c.points[i].id, c.points[i].normal_impulse, c.points[i].tangent_impulse};
   }
 }
 
-void IntegratePositions(StepState* st) {
-  for (size_t i = 1; i < st->solver.size(); ++i) {
-    SolverBody& sb = st->solver[i];
-    sb.delta_position = MulAdd(sb.delta_position, st->h, sb.v);
-    // A body that has not turned this tick and does not spin keeps the
-    // identity: h 0 is 0, so r is q, |q|^2 rounds to exactly 1, and the
-    // scale (3 - 1) / 2 is exactly 1 (IntegrateRotation's own bits).
-    if (sb.w == kFixedZero && sb.delta_rotation == kRotIdentity) continue;
-    const Fixed angle = Clamp(st->h * sb.w, -kMaxRotationPerSubstep, kMaxRotationPerSubstep);
-    sb.delta_rotation = IntegrateRotation(sb.delta_rotation, angle);
+// [begin, end) as a range of indices.
+struct IndexRange {
+  size_t first, last;
+  struct Iterator {
+    size_t i;
+    size_t operator*() const { return i; }
+    Iterator& operator++() {
+      ++i;
+      return *this;
+    }
+    bool operator!=(const Iterator& o) const { return i != o.i; }
+  };
+  Iterator begin() const { return {first}; }
+  Iterator end() const { return {last}; }
+};
+
+// A list of indices [first, last) of a uint32 array.
+struct IndexSpan {
+  const uint32_t* first;
+  const uint32_t* last;
+  const uint32_t* begin() const { return first; }
+  const uint32_t* end() const { return last; }
+};
+
+uint32_t IslandRoot(std::vector<uint32_t>& parent, uint32_t x) {
+  while (parent[x] != x) {
+    parent[x] = parent[parent[x]];  // path halving
+    x = parent[x];
   }
+  return x;
+}
+
+// Islands: the connected components of the movers (solver bodies 1..n)
+// under the constraints between two of them (the immovable body 0 joins
+// nothing: the solver never writes it, and what it contributes is a
+// constant, see Relative). No constraint of one island reads or writes a
+// body of another, and a body's integration reads only the body, so the
+// islands are independent: solving each island alone, its constraints in
+// their global order, gives every body and every constraint the bits of
+// the whole solve, which interleaves the islands' steps but never orders
+// two steps of different islands against each other in a way either can
+// see. The islands are dealt to chunks (largest first, to the lightest
+// chunk) and the chunks run as tasks; how they are dealt only balances
+// the work, it never reaches a result.
+// Returns the number of chunks filled (1: solve serially instead).
+uint32_t CutIslands(StepState* st) {
+  IslandScratch& is = st->islands;
+  const size_t nb = st->solver.size();
+  const std::vector<SolverContact>& constraints = st->constraints;
+  const uint32_t chunks = st->tasks.Chunks(constraints.size(), 256);
+  if (chunks <= 1) return 1;
+  is.parent.resize(nb);
+  for (uint32_t i = 0; i < nb; ++i) is.parent[i] = i;
+  for (const SolverContact& c : constraints) {
+    if (c.body_a == 0 || c.body_b == 0) continue;
+    const uint32_t ra = IslandRoot(is.parent, static_cast<uint32_t>(c.body_a));
+    const uint32_t rb = IslandRoot(is.parent, static_cast<uint32_t>(c.body_b));
+    if (ra != rb) is.parent[ra < rb ? rb : ra] = ra < rb ? ra : rb;
+  }
+  // Work per island: a constraint costs about six body integrations.
+  // A parent never has a larger index than its child (a union hangs the
+  // larger root under the smaller, path halving moves a node to an
+  // ancestor), so one ascending pass leaves every body's parent its root.
+  is.weight.assign(nb, 0);
+  for (uint32_t i = 1; i < nb; ++i) {
+    is.parent[i] = is.parent[is.parent[i]];
+    is.weight[is.parent[i]] += 1;
+  }
+  for (const SolverContact& c : constraints) {
+    is.weight[is.parent[static_cast<uint32_t>(c.body_a != 0 ? c.body_a : c.body_b)]] += 6;
+  }
+  // Islands with constraints, heaviest first, each to the lightest chunk;
+  // a body without constraints (weight 1) goes by its index, in even runs,
+  // with no sort.
+  is.roots.clear();
+  is.chunk_of.resize(nb);
+  for (uint32_t i = 1; i < nb; ++i) {
+    if (is.parent[i] != i) continue;
+    if (is.weight[i] > 1) {
+      is.roots.push_back(i);
+    } else {
+      is.chunk_of[i] = static_cast<uint32_t>(uint64_t{i} * chunks / nb);
+    }
+  }
+  std::sort(is.roots.begin(), is.roots.end(), [&](uint32_t x, uint32_t y) {
+    return is.weight[x] != is.weight[y] ? is.weight[x] > is.weight[y] : x < y;
+  });
+  uint64_t load[kMaxStepChunks] = {};
+  for (const uint32_t r : is.roots) {
+    uint32_t best = 0;
+    for (uint32_t c = 1; c < chunks; ++c) {
+      if (load[c] < load[best]) best = c;
+    }
+    load[best] += is.weight[r];
+    is.chunk_of[r] = best;
+  }
+  // Bodies and constraints grouped by chunk, ascending within each.
+  uint32_t body_count[kMaxStepChunks + 1] = {}, constraint_count[kMaxStepChunks + 1] = {};
+  for (uint32_t i = 1; i < nb; ++i) ++body_count[is.chunk_of[is.parent[i]] + 1];
+  is.constraint_chunk.resize(constraints.size());
+  for (size_t k = 0; k < constraints.size(); ++k) {
+    const SolverContact& c = constraints[k];
+    const uint32_t chunk = is.chunk_of[is.parent[static_cast<uint32_t>(c.body_a != 0 ? c.body_a : c.body_b)]];
+    is.constraint_chunk[k] = chunk;
+    ++constraint_count[chunk + 1];
+  }
+  for (uint32_t c = 0; c < chunks; ++c) {
+    body_count[c + 1] += body_count[c];
+    constraint_count[c + 1] += constraint_count[c];
+  }
+  for (uint32_t c = 0; c <= chunks; ++c) {
+    is.body_begin[c] = body_count[c];
+    is.constraint_begin[c] = constraint_count[c];
+  }
+  is.bodies.resize(nb - 1);
+  is.constraints.resize(constraints.size());
+  is.local_index.resize(nb);
+  for (uint32_t i = 1; i < nb; ++i) {
+    const uint32_t chunk = is.chunk_of[is.parent[i]];
+    is.local_index[i] = body_count[chunk] - is.body_begin[chunk] + 1;
+    is.bodies[body_count[chunk]++] = i;
+  }
+  for (size_t k = 0; k < constraints.size(); ++k) {
+    is.constraints[constraint_count[is.constraint_chunk[k]]++] = static_cast<uint32_t>(k);
+  }
+  return chunks;
 }
 
 }  // namespace
@@ -236,37 +404,39 @@ void IntegratePositions(StepState* st) {
 void SolveContacts(const World::Impl& w, StepState* st) {
   const Softness soft = MakeSoft(Min(kContactHertz, Fixed::FromRatio(int64_t{w.def.tick_hz} * kSubsteps, 4)),
                                  kContactDampingRatio, st->h);
-  std::vector<SolverContact>& constraints = st->constraints;
-  std::vector<SolverBody>& bodies = st->solver;
-  const Fixed inv_h = st->inv_h;
   PrepareIntegration(w, st);
-  for (SolverContact& c : constraints) {
+  for (SolverContact& c : st->constraints) {
     for (int i = 0; i < c.point_count; ++i) c.points[i].soft_normal_mass = c.points[i].normal_mass * soft.mass_scale;
   }
-  for (int sub = 0; sub < kSubsteps; ++sub) {
-    IntegrateVelocities(st);
-    for (SolverContact& c : constraints) {
-      WithStaticSide(c, [&]<StaticSide S>() { WarmStart<S>(c, bodies); });
-    }
-    for (SolverContact& c : constraints) {
-      WithStaticSide(c, [&]<StaticSide S>() { SolveContact<S>(c, bodies, soft, inv_h, true); });
-    }
-    IntegratePositions(st);
-    for (SolverContact& c : constraints) {
-      WithStaticSide(c, [&]<StaticSide S>() { SolveContact<S>(c, bodies, soft, inv_h, false); });
-    }
+  const uint32_t chunks = CutIslands(st);
+  if (chunks <= 1) {
+    SolveSet(st, soft, IndexRange{0, st->constraints.size()}, st->solver.data(), st->solver.size() - 1,
+             [](size_t j) { return j - 1; });
+    return;
   }
-  for (SolverContact& c : constraints) {
-    WithStaticSide(c, [&]<StaticSide S>() { ApplyRestitution<S>(c, bodies); });
-  }
-  for (size_t i = 1; i < bodies.size(); ++i) ClampVelocity(&bodies[i]);
-
-  // Impulses for warm starting next tick.
-  for (size_t k = 0; k < constraints.size(); ++k) {
-    const SolverContact& c = constraints[k];
-    ContactState& state = st->next_contacts[k];
-    for (int i = 0; i < c.point_count; ++i) state.points[i] = {c.points[i].id, c.points[i].normal_impulse, c.points[i].tangent_impulse};
-  }
+  IslandScratch& is = st->islands;
+  if (is.local.size() < chunks) is.local.resize(chunks);
+  st->tasks.Run(chunks, [&](uint32_t c, uint32_t) {
+    // The chunk's bodies are copied into an array of its own (index 0 the
+    // immovable body, then the chunk's bodies in order) and its
+    // constraints' body indices rewritten to that array (nothing reads
+    // them after the solve), so that two tasks never write one cache line
+    // of bodies; the bodies go back when the chunk is solved.
+    const uint32_t* const global = is.bodies.data() + is.body_begin[c];
+    const size_t n = is.body_begin[c + 1] - is.body_begin[c];
+    std::vector<SolverBody>& local = is.local[c];
+    local.resize(n + 1);
+    local[0] = st->solver[0];
+    for (size_t j = 0; j < n; ++j) local[j + 1] = st->solver[global[j]];
+    const IndexSpan list{is.constraints.data() + is.constraint_begin[c], is.constraints.data() + is.constraint_begin[c + 1]};
+    for (const uint32_t k : list) {
+      SolverContact& sc = st->constraints[k];
+      if (sc.body_a != 0) sc.body_a = static_cast<int32_t>(is.local_index[static_cast<uint32_t>(sc.body_a)]);
+      if (sc.body_b != 0) sc.body_b = static_cast<int32_t>(is.local_index[static_cast<uint32_t>(sc.body_b)]);
+    }
+    SolveSet(st, soft, list, local.data(), n, [&](size_t j) { return global[j - 1] - 1; });
+    for (size_t j = 0; j < n; ++j) st->solver[global[j]] = local[j + 1];
+  });
 }
 
 }  // namespace arbiter::internal

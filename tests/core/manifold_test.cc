@@ -151,6 +151,62 @@ TEST(Collide, Collide_CirclesSeparated_EmptyUnlessWithinSpeculativeDistance) {
   EXPECT_EQ(m.points[0].point, Vd(-1.25, 0));
 }
 
+// Two circles find a point exactly when Length(d) - ra - rb <= spec; the
+// routine decides "apart" without the square root where it can prove the
+// same answer (|d|^2 > R^2 + R, R = ra + rb + spec). Checked on both sides
+// of the boundary: spec = Length - ra - rb keeps the point, one ulp less
+// drops it; at |d|^2 = r^2 + r (Length rounds down to r) and r^2 + r + 1;
+// and at the edges of that shortcut's domain (components near 2^61 raw,
+// radii at kMaxShapeExtent, spec near 2^62 raw).
+ShapeProxy RawCircle(int64_t x, int64_t y, int64_t radius) {
+  ShapeProxy p;
+  p.points[0] = {Fixed::FromRaw(x), Fixed::FromRaw(y)};
+  p.count = 1;
+  p.radius = Fixed::FromRaw(radius);
+  return p;
+}
+
+void ExpectCirclesBoundary(int64_t dx, int64_t dy, int64_t ra, int64_t rb) {
+  const ShapeProxy a = RawCircle(0, 0, ra), b = RawCircle(dx, dy, rb);
+  const Fixed length = Length({Fixed::FromRaw(dx), Fixed::FromRaw(dy)});
+  const Fixed spec = length - Fixed::FromRaw(ra) - Fixed::FromRaw(rb);
+  const std::string what = std::to_string(dx) + ", " + std::to_string(dy) + " r " + std::to_string(ra) + " " + std::to_string(rb);
+  EXPECT_EQ(Collide(a, b, spec).point_count, 1) << what;
+  EXPECT_EQ(Collide(b, a, spec).point_count, 1) << what;
+  EXPECT_EQ(Collide(a, b, spec - Fixed::FromRaw(1)).point_count, 0) << what;
+  EXPECT_EQ(Collide(b, a, spec - Fixed::FromRaw(1)).point_count, 0) << what;
+}
+
+TEST(Collide, Collide_CirclesApart_ExactlyWhenLengthExceedsRadiiPlusSpec) {
+  // |d|^2 = k^4 + k^2 = r^2 + r for r = k^2: Length rounds down to r.
+  for (int64_t k : {int64_t{1} << 10, int64_t{3} << 14, int64_t{1} << 20, (int64_t{1} << 30) - 1}) {
+    const int64_t r = k * k;
+    EXPECT_EQ(Length({Fixed::FromRaw(r), Fixed::FromRaw(k)}).raw(), r);
+    ExpectCirclesBoundary(r, k, 0, 0);
+    ExpectCirclesBoundary(r, k + 1, 12345, 678);  // |d|^2 = r^2 + r + 2k + 1: rounds up
+  }
+  SplitMix64 rng(1234);
+  const int64_t max_radius = kFixedMaxShapeExtent.raw();
+  for (int i = 0; i < 4000; ++i) {
+    const int bits = 20 + static_cast<int>(rng.Next() % 43);  // components up to 2^62
+    const int64_t dx = static_cast<int64_t>(rng.Next() >> (64 - bits)) * (rng.Next() % 2 == 0 ? 1 : -1);
+    const int64_t dy = static_cast<int64_t>(rng.Next() >> (64 - bits)) * (rng.Next() % 2 == 0 ? 1 : -1);
+    const int64_t ra = static_cast<int64_t>(rng.Next() % static_cast<uint64_t>(max_radius + 1));
+    const int64_t rb = i % 3 == 0 ? max_radius : static_cast<int64_t>(rng.Next() % 4096);
+    ExpectCirclesBoundary(dx, dy, ra, rb);
+  }
+  // The domain's edges: components at 2^61 - 1 and 2^61, spec near 2^62.
+  for (int64_t c : {(int64_t{1} << 61) - 1, int64_t{1} << 61, (int64_t{1} << 61) + 1}) {
+    ExpectCirclesBoundary(c, 0, 0, 0);
+    ExpectCirclesBoundary(c, c, max_radius, max_radius);
+    ExpectCirclesBoundary(-c, 3, max_radius, 0);
+  }
+  const ShapeProxy a = RawCircle(0, 0, 0), b = RawCircle(int64_t{1} << 60, 0, 0);
+  EXPECT_EQ(Collide(a, b, Fixed::FromRaw((int64_t{1} << 62) - 1)).point_count, 1);
+  EXPECT_EQ(Collide(a, b, Fixed::FromRaw(int64_t{1} << 62)).point_count, 1);
+  EXPECT_EQ(Collide(a, b, Fixed::FromRaw((int64_t{1} << 60) - 1)).point_count, 0);
+}
+
 TEST(Collide, Collide_CoincidentCircles_UseUpNormal) {
   const Manifold m = Collide(Place(Disk(1), Xf(2, 3)), Place(Disk(0.5), Xf(2, 3)), kFixedZero);
   ASSERT_EQ(m.point_count, 1);

@@ -183,6 +183,36 @@ TEST(StepParallel, LargeWorlds_PairStageInRanges_SameHashAndEventsEveryTick) {
   }
 }
 
+// The solve runs by islands when a tick has enough constraints (at least
+// 512 with two chunks, step_solver.cc): 48 columns of 12 boxes, resting
+// from the first tick (over 550 constraints), the middle columns on a
+// kinematic platform that rises and turns, so that it joins their islands
+// into one (and its own velocity is read by all of them), and a few disks
+// dropped onto some columns, so the islands change as they land.
+TEST(StepParallel, IslandSolve_ColumnsAndAKinematicPlatform_SameHashAndEventsEveryTick) {
+  std::vector<BodyDef> bodies;
+  uint64_t id = 1;
+  bodies.push_back(BoxBody(id++, BodyType::kStatic, Vd(0, -1), 100, 1));
+  BodyDef platform = BoxBody(id++, BodyType::kKinematic, Vd(0, 0.25), 8, 0.25);
+  platform.linear_velocity = Vd(0, 0.2);
+  platform.angular_velocity = Fd(0.05);
+  bodies.push_back(platform);
+  for (int c = 0; c < 48; ++c) {
+    const double x = -70 + 3.0 * c;
+    const double base = x > -8 && x < 8 ? 0.5 : 0;
+    for (int r = 0; r < 12; ++r) bodies.push_back(BoxBody(id++, BodyType::kDynamic, Vd(x, base + 0.5 + 1.0 * r), 0.5, 0.5));
+  }
+  for (int i = 0; i < 12; ++i) bodies.push_back(DiskBody(id++, BodyType::kDynamic, Vd(-66 + 12.0 * i, 16 + i), 0.4));
+  const int ticks = 30;
+  const Trace reference = StepScene(bodies, nullptr, ticks);
+  for (uint32_t threads : {2u, 3u, 8u}) {
+    StepThreadPool pool(threads);
+    ExpectSameTrace(reference, StepScene(bodies, &pool, ticks), ("threads " + std::to_string(threads)).c_str());
+  }
+  BackwardsExecutor backwards;
+  ExpectSameTrace(reference, StepScene(bodies, &backwards, ticks), "backwards executor");
+}
+
 // Two threads stepping two worlds with one pool: one of them gets the
 // workers, the other runs its batch inline; both keep their bits.
 TEST(StepParallel, OnePoolSharedByTwoSteppingThreads) {

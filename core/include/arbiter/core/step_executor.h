@@ -11,11 +11,17 @@
 //  - contacts: each candidate pair's manifold into its own slot, then each
 //    range of pairs builds its solver constraints at an offset fixed by the
 //    counts of the ranges before it, so constraints keep pair order;
+//  - solver: by islands (the movers connected through contacts; the
+//    immovable body joins none). No constraint of one island touches a
+//    body of another, so each chunk of islands is solved alone, its
+//    constraints in their global order, and every body and impulse gets
+//    the bits of the serial solve (a tick with few constraints solves on
+//    the calling thread);
 //  - finalize: each mover's solved pose, continuous cast against static
 //    geometry and new world points, into its own slots; the broad-phase
 //    tree is then refitted on the calling thread in body id order.
-// The solver, the bullets' casts, sensors and events stay on the calling
-// thread, in their fixed order. A world with kinematic bodies finalizes on
+// The bullets' casts, sensors and events stay on the calling thread, in
+// their fixed order. A world with kinematic bodies finalizes on
 // the calling thread too (a dynamic body's cast there sees the kinematic
 // bodies moved so far, an order that a parallel pass would not keep).
 //

@@ -181,9 +181,10 @@ class World {
   ///    with non-negative normal impulses, in (a, b) order.
   ///
   /// With an `executor` (step_executor.h; StepThreadPool in
-  /// step_thread_pool.h), pair finding, manifolds and the continuous casts
-  /// run as tasks on its threads while this call waits for them; the
-  /// solver, the bullets, sensors and events stay on the calling thread.
+  /// step_thread_pool.h), pair finding, manifolds, the solver's islands
+  /// and the continuous casts run as tasks on its threads while this call
+  /// waits for them; the bullets, sensors and events stay on the calling
+  /// thread.
   /// The result is the same bits for every executor and thread count (the
   /// state hash after every tick; step_executor.h says why). The tasks read
   /// this world and write only the step's own scratch and the movers'
