@@ -415,7 +415,10 @@ void SolveContacts(const World::Impl& w, StepState* st) {
     return;
   }
   IslandScratch& is = st->islands;
+  // Each chunk's body array is sized here, so the tasks allocate nothing
+  // (the executor's contract: a task does not throw).
   if (is.local.size() < chunks) is.local.resize(chunks);
+  for (uint32_t c = 0; c < chunks; ++c) is.local[c].resize(is.body_begin[c + 1] - is.body_begin[c] + 1);
   st->tasks.Run(chunks, [&](uint32_t c, uint32_t) {
     // The chunk's bodies are copied into an array of its own (index 0 the
     // immovable body, then the chunk's bodies in order) and its
@@ -425,7 +428,6 @@ void SolveContacts(const World::Impl& w, StepState* st) {
     const uint32_t* const global = is.bodies.data() + is.body_begin[c];
     const size_t n = is.body_begin[c + 1] - is.body_begin[c];
     std::vector<SolverBody>& local = is.local[c];
-    local.resize(n + 1);
     local[0] = st->solver[0];
     for (size_t j = 0; j < n; ++j) local[j + 1] = st->solver[global[j]];
     const IndexSpan list{is.constraints.data() + is.constraint_begin[c], is.constraints.data() + is.constraint_begin[c + 1]};
