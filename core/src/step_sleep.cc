@@ -131,34 +131,76 @@ bool ContactAsleep(const World::Impl& w, const ContactState& c) {
   return !body->awake;
 }
 
+namespace {
+
+// Seeds of WakeTouched's first round found from the asleep side, one tree
+// query per asleep shape (for when they are fewer than the awake movers'
+// shapes): the same pairs as the awake side's test, as the rule is one box
+// overlap, queried with the largest reach of any source and then decided
+// by each candidate's own.
+void AsleepReached(const World::Impl& w, const std::vector<uint32_t>& asleep, Fixed gravity_l1, Fixed dt,
+                   Fixed max_reach, std::vector<uint32_t>* seeds) {
+  for (const uint32_t slot : asleep) {
+    const BodyRecord& body = w.bodies[slot];
+    for (uint32_t i = 0; i < body.shape_count; ++i) {
+      const ShapeRecord& s = w.shapes[body.first_shape + i];
+      if (s.is_sensor) continue;
+      const Aabb tight = PlacedBox(w, s);
+      bool reached = false;
+      w.movable_tree.Query(Grow(tight, max_reach + kSpeculativeDistance), [&](uint32_t other) {
+        const ShapeRecord& o = w.shapes[other];
+        const BodyRecord& ob = w.bodies[o.body_slot];
+        if (!ob.awake || o.is_sensor || o.body_slot == slot || !(ob.type == BodyType::kDynamic || Moves(ob))) return true;
+        if (body.type != BodyType::kDynamic && ob.type != BodyType::kDynamic) return true;
+        if (!ShouldCollide(s.filter, o.filter)) return true;
+        reached = Overlaps(Grow(PlacedBox(w, o), BodyReach(ob, gravity_l1, dt) + kSpeculativeDistance), tight);
+        return !reached;
+      });
+      if (reached) {
+        seeds->push_back(slot);
+        break;
+      }
+    }
+  }
+}
+
+}  // namespace
+
 void WakeTouched(World::Impl& w, Fixed dt, std::vector<uint32_t>* woken_all) {
   if (!w.def.allow_sleep) return;
-  std::vector<uint32_t> sources;
-  bool any_asleep = false;
+  std::vector<uint32_t> sources, asleep;
   for (uint32_t slot = 0; slot < w.bodies.size(); ++slot) {
     const BodyRecord& body = w.bodies[slot];
     if (body.id == 0 || body.type == BodyType::kStatic) continue;
     if (!body.awake) {
-      any_asleep = true;
+      asleep.push_back(slot);
     } else if (body.type == BodyType::kDynamic || Moves(body)) {
       sources.push_back(slot);
     }
   }
-  if (!any_asleep) return;
+  if (asleep.empty() || sources.empty()) return;
   const Fixed gravity_l1 = Abs(w.def.gravity.x) + Abs(w.def.gravity.y);
   std::optional<ContactGraph> graph;
   std::vector<uint32_t> seeds, woken;
+  bool first = true;
   while (!sources.empty()) {
     seeds.clear();
-    for (const uint32_t slot : sources) {
-      const BodyRecord& body = w.bodies[slot];
-      // The pair rule with an asleep partner, whose reach is zero.
-      const Fixed g = BodyReach(body, gravity_l1, dt) + kSpeculativeDistance;
-      for (uint32_t i = 0; i < body.shape_count; ++i) {
-        const ShapeRecord& s = w.shapes[body.first_shape + i];
-        if (!s.is_sensor) AsleepWithin(w, body, s, Grow(PlacedBox(w, s), g), &seeds);
+    if (first && asleep.size() < sources.size()) {
+      Fixed max_reach;
+      for (const uint32_t slot : sources) max_reach = Max(max_reach, BodyReach(w.bodies[slot], gravity_l1, dt));
+      AsleepReached(w, asleep, gravity_l1, dt, max_reach, &seeds);
+    } else {
+      for (const uint32_t slot : sources) {
+        const BodyRecord& body = w.bodies[slot];
+        // The pair rule with an asleep partner, whose reach is zero.
+        const Fixed g = BodyReach(body, gravity_l1, dt) + kSpeculativeDistance;
+        for (uint32_t i = 0; i < body.shape_count; ++i) {
+          const ShapeRecord& s = w.shapes[body.first_shape + i];
+          if (!s.is_sensor) AsleepWithin(w, body, s, Grow(PlacedBox(w, s), g), &seeds);
+        }
       }
     }
+    first = false;
     woken.clear();
     WakeIslands(w, &graph, seeds, /*reset=*/false, &woken);
     woken_all->insert(woken_all->end(), woken.begin(), woken.end());
