@@ -143,6 +143,25 @@ TEST(StepSleep, ApiChangesWakeTheIsland) {
   EXPECT_EQ(AwakeBoxes(all), kColumns * kRows);
 }
 
+TEST(StepSleep, AMovingKinematicBodyKeepsWhatItPushesAwake) {
+  World w = SettledWorld();
+  BodyDef paddle = BoxBody(kDropped, BodyType::kKinematic, Vd(-48 + 1.2 * 20 - 0.6, 0.5), 0.05, 0.2);
+  paddle.linear_velocity = Vd(0.5, 0);
+  ASSERT_TRUE(w.AddBody(paddle).ok());
+  const Vec2 was = w.FindBody(BoxId(20, 0))->transform.p;
+  for (int t = 0; t < 90; ++t) {
+    w.Step();
+    ASSERT_TRUE(Awake(w, kDropped));
+    ASSERT_EQ(AwakeInColumn(w, 19), 0) << "tick " << t;
+  }
+  EXPECT_EQ(AwakeInColumn(w, 20), kRows);
+  EXPECT_GT(w.FindBody(BoxId(20, 0))->transform.p.x, was.x) << "pushed";
+  ASSERT_TRUE(w.SetBodyVelocity(kDropped, Vec2{}, kFixedZero).ok());
+  StepTicks(&w, 150);
+  EXPECT_FALSE(Awake(w, kDropped)) << "a kinematic body at rest sleeps";
+  EXPECT_EQ(AwakeInColumn(w, 20), 0);
+}
+
 TEST(StepSleep, RemovingASupportWakesWhatRestedOnIt) {
   World w = SettledWorld();
   const Vec2 was = w.FindBody(BoxId(9, 3))->transform.p;
