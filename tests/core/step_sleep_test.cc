@@ -5,6 +5,9 @@
 // sleeping never sleeps.
 #include <gtest/gtest.h>
 
+#define XXH_INLINE_ALL
+#include <xxhash.h>
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -199,6 +202,33 @@ TEST(StepSleep, RestoreKeepsWhoSleeps) {
   EXPECT_TRUE(restored.FindBody(BoxId(1, 3))->awake);
   EXPECT_EQ(restored.StateHash(), w.StateHash());
   EXPECT_EQ(restored.Snapshot(), w.Snapshot());
+}
+
+// A settled world's image with body `index` (in id order; 0 is the floor)
+// given sleep section entry (awake, raw sleep time), signed again.
+std::vector<uint8_t> WithSleepEntry(size_t index, uint8_t awake, int64_t time) {
+  std::vector<uint8_t> image = SettledWorld().Snapshot();
+  image.resize(image.size() - 8);
+  const size_t bodies = 1 + kColumns * kRows;
+  uint8_t* entry = image.data() + image.size() - 9 * bodies + 9 * index;
+  entry[0] = awake;
+  for (int i = 0; i < 8; ++i) entry[1 + i] = static_cast<uint8_t>(static_cast<uint64_t>(time) >> (8 * i));
+  const uint64_t sum = XXH64(image.data(), image.size(), 0);
+  for (int i = 0; i < 8; ++i) image.push_back(static_cast<uint8_t>(sum >> (8 * i)));
+  return image;
+}
+
+TEST(StepSleep, RestoreChecksTheSleepSection) {
+  World out;
+  const int64_t cap = kTimeToSleep.raw();
+  ASSERT_TRUE(World::Restore(WithSleepEntry(1, 0, cap), &out).ok()) << "the image as it was";
+  EXPECT_EQ(World::Restore(WithSleepEntry(0, 0, 0), &out).message(), "snapshot: bodies[0]: a static body does not sleep");
+  EXPECT_EQ(World::Restore(WithSleepEntry(1, 0, cap + 1), &out).message(),
+            "snapshot: bodies[1].sleep_time: beyond 0..kTimeToSleep");
+  EXPECT_EQ(World::Restore(WithSleepEntry(1, 2, cap), &out).message(), "snapshot: bodies[1].awake: not 0 or 1");
+  // Box (0, 0) awake under the asleep rest of its column.
+  EXPECT_NE(World::Restore(WithSleepEntry(1, 1, cap), &out).message().find("joins an awake body and an asleep one"),
+            std::string::npos);
 }
 
 TEST(StepSleep, ARefusedTickLeavesTheWorldAsItWas) {
