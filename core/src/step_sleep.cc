@@ -215,10 +215,14 @@ void WakeTouched(World::Impl& w, Fixed dt, std::vector<uint32_t>* woken_all) {
 void UpdateSleep(World::Impl& w, StepState* st) {
   if (!w.def.allow_sleep) return;
   const size_t n = st->movers.size();
+  bool any_ready = false;
   for (const auto& [id, slot] : st->movers) {
     BodyRecord& body = w.bodies[slot];
     body.sleep_time = IsSlow(w, body) ? Min(body.sleep_time + st->dt, kTimeToSleep) : kFixedZero;
+    any_ready = any_ready || body.sleep_time == kTimeToSleep;
   }
+  // No timer at the cap: no island can sleep (while the world moves).
+  if (!any_ready) return;
   // Islands over solver bodies 1..n joined by this tick's touching
   // manifolds (the contacts kept for next tick), a root the smallest index.
   std::vector<uint32_t>& parent = st->sleep_parent;
