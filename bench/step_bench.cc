@@ -21,6 +21,11 @@
 // A second Arbiter row steps with a StepThreadPool (--step-threads, default
 // 2) and must end in the one-thread world's state (same state hash).
 //
+// Last, the settled row (step/settled.h, issue 23 goal 3): the scene
+// stepped by Arbiter with WorldDef::allow_sleep and without, ticks 901-1200
+// timed (and 2101-2400: rain-2k is still moving at 1,200), and the ratio
+// of the two (goal <= 0.10).
+//
 // Exit status: 0 on success; 1 when an engine ends with a non-finite state
 // or the threaded Arbiter world differs; 2 on a usage, loading or build
 // error.
@@ -42,6 +47,7 @@
 #include "standard_files.h"
 #include "arbiter/core/shapes.h"
 #include "arbiter/scene/scene.h"
+#include "step/settled.h"
 #include "step/stepper.h"
 
 #ifndef ARBITER_SOURCE_DIR
@@ -66,6 +72,8 @@ struct Options {
   bool profile = false;
   uint32_t step_threads = 2;  // the second Arbiter row; 1: no such row
   bool arbiter_only = false;  // no peers (for perf record)
+  int settled_ticks = 1200;   // the settled row: ticks stepped (0: no row)...
+  int settled_timed = 300;    // ...and the last ones timed
 };
 
 void Usage() {
@@ -78,13 +86,15 @@ void Usage() {
       "  --step-threads N   threads of the second Arbiter row, a StepThreadPool (default 2; 1: no such row)\n"
       "  --no-box2d-sleep   leave out the context row of Box2D with sleeping on\n"
       "  --arbiter-only     step the Arbiter rows alone (for perf record; no peer to compare with)\n"
+      "  --settled-ticks N  the settled row: the scene stepped 2N ticks with and without sleeping, the last\n"
+      "                     quarter-N before N and before 2N timed (default 1200; --quick: 120; 0: no row)\n"
       "  --profile          accepted for compatibility: the per-stage breakdown is always printed\n");
 }
 
 bool ParseOptions(int argc, char** argv, Options* o) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--scene" || a == "--ticks" || a == "--step-threads") {
+    if (a == "--scene" || a == "--ticks" || a == "--step-threads" || a == "--settled-ticks") {
       if (i + 1 >= argc) {
         std::fprintf(stderr, "step_bench: %s needs a value\n", a.c_str());
         return false;
@@ -92,6 +102,15 @@ bool ParseOptions(int argc, char** argv, Options* o) {
       const std::string v = argv[++i];
       if (a == "--scene") {
         o->scene_path = v;
+      } else if (a == "--settled-ticks") {
+        char* end = nullptr;
+        const long n = std::strtol(v.c_str(), &end, 10);
+        if (end == v.c_str() || *end != '\0' || n < 0 || n > 1'000'000 || (n > 0 && n < 4)) {
+          std::fprintf(stderr, "step_bench: --settled-ticks needs 0 or 4..1000000, not '%s'\n", v.c_str());
+          return false;
+        }
+        o->settled_ticks = static_cast<int>(n);
+        o->settled_timed = static_cast<int>(n / 4);
       } else if (a == "--step-threads") {
         char* end = nullptr;
         const long n = std::strtol(v.c_str(), &end, 10);
@@ -111,6 +130,8 @@ bool ParseOptions(int argc, char** argv, Options* o) {
       }
     } else if (a == "--quick") {
       o->ticks = 60;
+      o->settled_ticks = 120;
+      o->settled_timed = 30;
     } else if (a == "--arbiter-only") {
       o->arbiter_only = true;
     } else if (a == "--no-box2d-sleep") {
@@ -412,7 +433,8 @@ int RunBench(const Options& o) {
     std::printf("\n%s per stage (wall clock; perf record gives a finer picture):\n%s", r.engine->Name().c_str(),
                 breakdown.c_str());
   }
-  return finite && same_bits ? 0 : 1;
+  const bool settled = o.settled_ticks == 0 || RunSettledRow(scene, o.settled_ticks, o.settled_timed);
+  return finite && same_bits && settled ? 0 : 1;
 }
 
 }  // namespace

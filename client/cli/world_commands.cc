@@ -163,6 +163,7 @@ int RunCreate(const Context& c) {
     request.mutable_gravity()->set_x(loaded.world.gravity.x.raw());
     request.mutable_gravity()->set_y(loaded.world.gravity.y.raw());
     request.set_tick_hz(loaded.world.tick_hz);
+    if (loaded.world.allow_sleep) request.set_allow_sleep(true);
     bodies = std::move(loaded.bodies);
     source = " from " + p[0];
   }
@@ -216,6 +217,7 @@ int RunLoad(const Context& c) {
   request.mutable_gravity()->set_x(loaded.world.gravity.x.raw());
   request.mutable_gravity()->set_y(loaded.world.gravity.y.raw());
   request.set_tick_hz(loaded.world.tick_hz);
+  if (loaded.world.allow_sleep) request.set_allow_sleep(true);
   return CreateAndUpload(named, std::move(request), loaded.bodies, *batch, " from " + p[0]);
 }
 

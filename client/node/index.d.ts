@@ -50,6 +50,8 @@ export interface BodyDef {
 }
 export interface BodyState {
   id: Long; type: BodyType; transform: Transform; linear_velocity: Vec2; angular_velocity: Raw; shape_count: number;
+  /** True while the body sleeps (a world created with allow_sleep). */
+  asleep: boolean;
 }
 export interface Velocity { linear?: Vec2; angular?: Raw }
 export interface ShapeFilterUpdate { shape_index: number; filter?: Filter }
@@ -61,6 +63,8 @@ export interface WorldInfo {
   epoch: Long;
   /** While frozen for a move: where it is going ("host:port"); else empty. */
   moving_to: string;
+  /** Resting islands sleep (CreateWorldRequest.allow_sleep). */
+  allow_sleep: boolean;
 }
 /**
  * The optional guards of every write (arbiter.proto "Safe retries"): the
@@ -73,6 +77,8 @@ export interface WriteGuards { expected_tick?: LongIn; expected_epoch?: LongIn }
 export interface CreateWorldRequest {
   world_id: string; gravity?: Vec2; tick_hz?: number; max_bodies?: number; scene?: string; bodies?: BodyDef[];
   history_ticks?: number;
+  /** Lets resting islands sleep; absent: the scene's setting, else off. */
+  allow_sleep?: boolean;
 }
 export interface CreateWorldResponse { world: WorldInfo }
 export interface DeleteWorldRequest { world_id: string }

@@ -15,7 +15,11 @@
 //     u64 b.body, u32 b.shape, u8 point count, per point: u16 feature id,
 //     i64 normal impulse, i64 tangent impulse,
 //   u64 sensor overlap count, per overlap: u64, u32 (sensor), u64, u32 (visitor),
+//   [version 2 only: per body in ascending id order: u8 awake, i64 sleep time]
 //   u64 xxh64 of everything before it.
+// Version 2 is a world with sleeping on (WorldDef::allow_sleep, which is
+// not written otherwise): a world without it writes version 1, byte for
+// byte as before sleeping existed, and both versions restore.
 // Every number is a raw Q32.32 value or an integer, so the image (and the
 // hash over it) is the same on every compiler and architecture, big-endian
 // included. Tree structure, slots and caches are not state and are absent.
@@ -39,6 +43,7 @@ namespace {
 
 constexpr char kMagic[4] = {'A', 'R', 'B', 'W'};
 constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersionSleeping = 2;  // kVersion plus the sleep section
 
 class ByteWriter {
  public:
@@ -109,7 +114,7 @@ std::vector<uint8_t> Encode(const World::Impl& w, bool for_hash) {
   bytes.reserve(64 + order.size() * 200);
   ByteWriter out(&bytes);
   for (char c : kMagic) out.U8(static_cast<uint8_t>(c));
-  out.U32(kVersion);
+  out.U32(w.def.allow_sleep ? kVersionSleeping : kVersion);
   out.V(w.def.gravity);
   out.I32(w.def.tick_hz);
   if (!for_hash) out.U32(w.def.max_bodies);
@@ -164,6 +169,12 @@ std::vector<uint8_t> Encode(const World::Impl& w, bool for_hash) {
     out.U32(e.sensor.shape_index);
     out.U64(e.visitor.body_id);
     out.U32(e.visitor.shape_index);
+  }
+  if (w.def.allow_sleep) {
+    for (const auto& [id, slot] : order) {
+      out.U8(w.bodies[slot].awake ? 1 : 0);
+      out.F(w.bodies[slot].sleep_time);
+    }
   }
   return bytes;
 }
@@ -237,7 +248,7 @@ Status ValidateSensors(const World::Impl& w, const std::vector<SensorEvent>& sen
 // The checksum, magic and version: whether the bytes are an image this
 // build can read at all, before any field is trusted. *body is what follows
 // the version, up to the trailer.
-Status CheckEnvelope(std::span<const uint8_t> bytes, std::span<const uint8_t>* body) {
+Status CheckEnvelope(std::span<const uint8_t> bytes, std::span<const uint8_t>* body, uint32_t* version_out) {
   if (bytes.size() < 8 + 8) return Corrupt("too short");
   const std::span<const uint8_t> image = bytes.first(bytes.size() - 8);
   ByteReader trailer(bytes.last(8));
@@ -247,7 +258,8 @@ Status CheckEnvelope(std::span<const uint8_t> bytes, std::span<const uint8_t>* b
     if (in.U8() != static_cast<uint8_t>(c)) return Corrupt("bad magic (not an Arbiter world snapshot)");
   }
   const uint32_t version = in.U32();
-  if (version != kVersion) return Corrupt("unsupported version " + std::to_string(version));
+  if (version != kVersion && version != kVersionSleeping) return Corrupt("unsupported version " + std::to_string(version));
+  *version_out = version;
   *body = image.last(in.remaining());
   return OkStatus();
 }
@@ -366,6 +378,40 @@ Status ReadSensors(ByteReader& in, std::vector<SensorEvent>* sensors) {
   return OkStatus();
 }
 
+// Version 2's sleep section, by body in id order (the order of `defs`).
+Status ReadSleep(ByteReader& in, const std::vector<BodyDef>& defs, std::vector<std::pair<bool, Fixed>>* sleep) {
+  sleep->resize(defs.size());
+  for (size_t i = 0; i < defs.size(); ++i) {
+    const std::string field = "bodies[" + std::to_string(i) + "]";
+    const uint8_t awake = in.U8();
+    const Fixed time = in.F();
+    if (!in.ok()) return Corrupt("truncated");
+    if (awake > 1) return Corrupt(field + ".awake: not 0 or 1");
+    if (time < kFixedZero || time > kTimeToSleep) return Corrupt(field + ".sleep_time: beyond 0..kTimeToSleep");
+    if (defs[i].type == BodyType::kStatic && (awake == 0 || time != kFixedZero)) {
+      return Corrupt(field + ": a static body does not sleep");
+    }
+    if (awake == 0 && (defs[i].linear_velocity != Vec2{} || defs[i].angular_velocity != kFixedZero)) {
+      return Corrupt(field + ": an asleep body has zero velocity");
+    }
+    (*sleep)[i] = {awake == 1, time};
+  }
+  return OkStatus();
+}
+
+// Asleep islands sleep whole: a kept contact joins two bodies in the same
+// state (or one static), as the step leaves them (step_sleep.h).
+Status ValidateSleepingContacts(const World::Impl& w) {
+  for (size_t i = 0; i < w.contacts.size(); ++i) {
+    const BodyRecord* a = w.Find(w.contacts[i].a.body_id);
+    const BodyRecord* b = w.Find(w.contacts[i].b.body_id);
+    if (a->type != BodyType::kStatic && b->type != BodyType::kStatic && a->awake != b->awake) {
+      return Corrupt("contacts[" + std::to_string(i) + "]: joins an awake body and an asleep one");
+    }
+  }
+  return OkStatus();
+}
+
 }  // namespace
 
 uint64_t World::StateHash() const {
@@ -382,9 +428,11 @@ std::vector<uint8_t> World::Snapshot() const {
 
 Status World::Restore(std::span<const uint8_t> bytes, World* out) {
   std::span<const uint8_t> body;
-  if (Status s = CheckEnvelope(bytes, &body); !s.ok()) return s;
+  uint32_t version = 0;
+  if (Status s = CheckEnvelope(bytes, &body, &version); !s.ok()) return s;
   ByteReader in(body);
   WorldDef def;
+  def.allow_sleep = version == kVersionSleeping;
   def.gravity = in.V();
   def.tick_hz = in.I32();
   def.max_bodies = in.U32();
@@ -395,7 +443,11 @@ Status World::Restore(std::span<const uint8_t> bytes, World* out) {
   if (Status s = ReadContacts(in, &contacts); !s.ok()) return s;
   std::vector<SensorEvent> sensors;
   if (Status s = ReadSensors(in, &sensors); !s.ok()) return s;
+  std::vector<std::pair<bool, Fixed>> sleep;
   if (!in.ok()) return Corrupt("truncated");
+  if (def.allow_sleep) {
+    if (Status s = ReadSleep(in, defs, &sleep); !s.ok()) return s;
+  }
   if (in.remaining() != 0) return Corrupt("trailing bytes");
   // Re-validate through the ordinary paths: a snapshot is input like any other.
   if (Status s = ValidateWorldDef(def); !s.ok()) return Corrupt(s.message());
@@ -404,8 +456,14 @@ Status World::Restore(std::span<const uint8_t> bytes, World* out) {
   if (Status s = restored.AddBodies(defs); !s.ok()) return Corrupt(s.message());
   if (Status s = ValidateContacts(*restored.impl_, contacts); !s.ok()) return s;
   if (Status s = ValidateSensors(*restored.impl_, sensors); !s.ok()) return s;
+  for (size_t i = 0; i < sleep.size(); ++i) {
+    BodyRecord& record = restored.impl_->bodies[restored.impl_->ids.Find(defs[i].id)];
+    record.awake = sleep[i].first;
+    record.sleep_time = sleep[i].second;
+  }
   restored.impl_->tick = tick;
   restored.impl_->contacts = std::move(contacts);
+  if (Status s = ValidateSleepingContacts(*restored.impl_); !s.ok()) return s;
   restored.impl_->sensor_overlaps = std::move(sensors);
   *out = std::move(restored);
   return OkStatus();

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "step_internal.h"
+#include "step_sleep.h"
 
 namespace arbiter {
 
@@ -31,12 +32,14 @@ class StageClock {
   std::chrono::steady_clock::time_point last_;
 };
 
-// Stage 1: movable bodies in id order (solver index 0 is the immovable
-// body), and each one's speculative reach: how far it can travel this tick
-// (L1 bound of its velocity plus what gravity adds).
+// Stage 1: awake movable bodies in id order (solver index 0 is the
+// immovable body), and each one's speculative reach: how far it can travel
+// this tick (L1 bound of its velocity plus what gravity adds). Asleep
+// bodies are left out of the whole tick (step_sleep.h).
 void SetUpBodies(const World::Impl& w, StepState* st) {
   for (uint32_t slot = 0; slot < w.bodies.size(); ++slot) {
-    if (w.bodies[slot].id != 0 && w.bodies[slot].type != BodyType::kStatic) st->movers.push_back({w.bodies[slot].id, slot});
+    const BodyRecord& body = w.bodies[slot];
+    if (body.id != 0 && body.type != BodyType::kStatic && body.awake) st->movers.push_back({body.id, slot});
   }
   // Slots are usually in id order already (bodies added in id order): the
   // check is n steps where the sort was n log n. Ids are unique, so either
@@ -48,7 +51,7 @@ void SetUpBodies(const World::Impl& w, StepState* st) {
   st->world_center.resize(w.bodies.size());
   for (uint32_t slot = 0; slot < w.bodies.size(); ++slot) {
     const BodyRecord& body = w.bodies[slot];
-    if (body.id != 0) st->world_center[slot] = TransformPoint(body.transform, body.local_center);
+    if (body.id != 0 && body.awake) st->world_center[slot] = TransformPoint(body.transform, body.local_center);
   }
   const Fixed gravity_l1 = Abs(w.def.gravity.x) + Abs(w.def.gravity.y);
   for (size_t i = 0; i < st->movers.size(); ++i) {
@@ -60,11 +63,23 @@ void SetUpBodies(const World::Impl& w, StepState* st) {
     sb.w = body.angular_velocity;
     sb.inv_mass = body.inv_mass;
     sb.inv_inertia = body.inv_inertia;
-    const Fixed speed = Abs(body.linear_velocity.x) + Abs(body.linear_velocity.y) +
-                        (body.type == BodyType::kDynamic ? Abs(body.gravity_scale) * gravity_l1 * st->dt : kFixedZero);
-    st->reach[slot] = speed * st->dt;
+    st->reach[slot] = internal::BodyReach(body, gravity_l1, st->dt);
     if (body.type == BodyType::kKinematic) st->any_kinematic = true;
   }
+}
+
+// The contacts kept between asleep bodies merged into the tick's new ones
+// (both in (a, b) order; no pair is in both, as no pair joins an asleep
+// body).
+void MergeKeptContacts(StepState* st) {
+  if (st->kept_contacts.empty()) return;
+  auto less = [](const internal::ContactState& x, const internal::ContactState& y) {
+    return x.a != y.a ? x.a < y.a : x.b < y.b;
+  };
+  st->merged_contacts.clear();
+  std::merge(st->next_contacts.begin(), st->next_contacts.end(), st->kept_contacts.begin(), st->kept_contacts.end(),
+             std::back_inserter(st->merged_contacts), less);
+  std::swap(st->next_contacts, st->merged_contacts);
 }
 
 bool EventLess(const ContactEvent& x, const ContactEvent& y) { return x.a != y.a ? x.a < y.a : x.b < y.b; }
@@ -137,6 +152,7 @@ std::vector<ChunkOutput>& StepState::FreshChunks(uint32_t count) {
     out.sweep.clear();
     out.begin_events.clear();
     out.end_events.clear();
+    out.kept.clear();
     out.touching = 0;
   }
   return chunks;
@@ -156,6 +172,8 @@ StepState& StepScratch::Fresh() {
   st.pairs.clear();
   st.sweep.clear();
   st.next_contacts.clear();
+  st.kept_contacts.clear();
+  st.woken.clear();
   st.begin_events.clear();
   st.end_events.clear();
   st.swept.clear();
@@ -178,27 +196,37 @@ Status World::StepWithin(uint64_t max_pairs, TickEvents* events, StepTimes* time
   st.h = Fixed::FromRatio(1, int64_t{w.def.tick_hz} * internal::kSubsteps);
   st.inv_h = Fixed::FromInt(int64_t{w.def.tick_hz} * internal::kSubsteps);
   st.dt = Fixed::FromRatio(1, w.def.tick_hz);
+  internal::WakeTouched(w, st.dt, &st.woken);
   SetUpBodies(w, &st);
+  // Everything movable asleep (with sleeping on): no pair, no contact to
+  // solve, every kept contact stays as it is; only sensors and the tick.
+  const bool all_asleep = w.def.allow_sleep && st.movers.empty();
   clock.Lap(&StepTimes::setup_ns);
-  internal::FindPairs(w, &st);
+  if (!all_asleep) internal::FindPairs(w, &st);
   clock.Lap(&StepTimes::pairs_ns);
-  // Nothing has changed yet: setting up and finding pairs read the world.
+  // Nothing has changed yet but the wakes, undone here (they keep the
+  // timers): setting up and finding pairs read the world.
   if (st.over_budget) {
+    for (const uint32_t slot : st.woken) w.bodies[slot].awake = false;
     return Status(StatusCode::kResourceExhausted, "the tick from " + std::to_string(w.tick) +
                                                       " would find more than " + std::to_string(max_pairs) +
                                                       " candidate contact pairs (shapes piled on one another)");
   }
-  internal::PrepareContacts(w, &st);
-  clock.Lap(&StepTimes::contacts_ns);
-  internal::SolveContacts(w, &st);
-  clock.Lap(&StepTimes::solve_ns);
-  internal::FinalizeBodies(w, &st);
-  clock.Lap(&StepTimes::finalize_ns);
+  if (!all_asleep) {
+    internal::PrepareContacts(w, &st);
+    clock.Lap(&StepTimes::contacts_ns);
+    internal::SolveContacts(w, &st);
+    clock.Lap(&StepTimes::solve_ns);
+    internal::FinalizeBodies(w, &st);
+    internal::UpdateSleep(w, &st);
+    MergeKeptContacts(&st);
+    clock.Lap(&StepTimes::finalize_ns);
+  }
   bool any_sensor = false;
   std::vector<SensorEvent> sensors = internal::FindSensorOverlaps(w, &any_sensor);
   if (events != nullptr) ReportEvents(w, &st, sensors, any_sensor, events);
   w.sensor_overlaps = std::move(sensors);
-  std::swap(w.contacts, st.next_contacts);  // the old list's buffer is reused next tick
+  if (!all_asleep) std::swap(w.contacts, st.next_contacts);  // the old list's buffer is reused next tick
   ++w.tick;
   clock.Lap(&StepTimes::sensors_ns);
   return Status();

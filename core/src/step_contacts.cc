@@ -11,6 +11,7 @@
 #include "arbiter/core/fixed_math.h"
 #include "arbiter/core/manifold.h"
 #include "step_internal.h"
+#include "step_sleep.h"
 
 namespace arbiter::internal {
 namespace {
@@ -133,12 +134,19 @@ void BuildConstraints(const World::Impl& w, StepState* st, size_t begin, size_t 
   size_t next = first;
   FrictionMixer friction;
   auto end_event = [&](const ContactState& c) { out->end_events.push_back({c.a, c.b, {}, {}, {}}); };
+  // A last-tick contact no pair found: it ends, unless its bodies sleep
+  // (no pair joins an asleep body): then it is kept as it is.
+  const bool sleeping = w.def.allow_sleep;
+  auto unmatched = [&](const ContactState& c) {
+    if (sleeping && ContactAsleep(w, c)) {
+      out->kept.push_back(c);
+    } else if (c.point_count > 0) {
+      end_event(c);
+    }
+  };
   for (size_t i = begin; i < end; ++i) {
     const Pair& pair = st->pairs[i];
-    while (old < w.contacts.size() && KeyLess(w.contacts[old], pair)) {
-      if (w.contacts[old].point_count > 0) end_event(w.contacts[old]);
-      ++old;
-    }
+    while (old < w.contacts.size() && KeyLess(w.contacts[old], pair)) unmatched(w.contacts[old++]);
     const ContactState* previous =
         old < w.contacts.size() && w.contacts[old].a == pair.a && w.contacts[old].b == pair.b ? &w.contacts[old] : nullptr;
     if (previous != nullptr) ++old;
@@ -160,9 +168,7 @@ void BuildConstraints(const World::Impl& w, StepState* st, size_t begin, size_t 
     state.point_count = m.point_count;
   }
   if (!last) return;
-  for (; old < w.contacts.size(); ++old) {
-    if (w.contacts[old].point_count > 0) end_event(w.contacts[old]);
-  }
+  for (; old < w.contacts.size(); ++old) unmatched(w.contacts[old]);
 }
 
 void AppendEvents(const std::vector<ContactEvent>& from, std::vector<ContactEvent>* to) {
@@ -193,6 +199,8 @@ void PrepareContacts(const World::Impl& w, StepState* st) {
   for (uint32_t c = 0; c < chunks; ++c) {
     AppendEvents(out[c].begin_events, &st->begin_events);
     AppendEvents(out[c].end_events, &st->end_events);
+    // Chunks hold ascending, disjoint runs of last tick's list.
+    st->kept_contacts.insert(st->kept_contacts.end(), out[c].kept.begin(), out[c].kept.end());
   }
 }
 

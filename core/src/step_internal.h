@@ -164,6 +164,9 @@ struct ChunkOutput {
   std::vector<Pair> pairs_sorted;
   std::vector<ContactEvent> begin_events;
   std::vector<ContactEvent> end_events;
+  /// Last tick's contacts of the chunk's range that join asleep bodies:
+  /// kept as they are (step_sleep.h), in (a, b) order.
+  std::vector<ContactState> kept;
   size_t touching = 0;  // manifolds with points in the chunk's pairs
 };
 
@@ -248,6 +251,14 @@ struct StepState {
   std::vector<SolverContact> constraints;  // not emptied by Fresh: sized by stage 3
   IslandScratch islands;
   std::vector<ContactState> next_contacts;  // constraints[i] is next_contacts[i]
+  /// Sleeping (step_sleep.h): last tick's contacts between asleep bodies,
+  /// in (a, b) order, merged into next_contacts once the solve is done;
+  /// the bodies WakeTouched woke this tick; the islands of UpdateSleep.
+  std::vector<ContactState> kept_contacts;
+  std::vector<ContactState> merged_contacts;
+  std::vector<uint32_t> woken;
+  std::vector<uint32_t> sleep_parent;
+  std::vector<uint8_t> sleep_ready;
   std::vector<ContactEvent> begin_events;
   std::vector<ContactEvent> end_events;
   /// The bodies continuous collision swept this tick (stage 5: the

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "body_mass.h"
+#include "step_sleep.h"
 #include "validate.h"
 #include "world_impl.h"
 
@@ -250,6 +251,13 @@ Status World::AddBodies(std::span<const BodyDef> defs) {
     w.ids.Insert(def.id, slot);
     ++w.live_bodies;
   }
+  // A static body added onto asleep ones wakes them (a movable one is
+  // awake, and the step's wake test sees what it reaches).
+  if (w.def.allow_sleep) {
+    for (const BodyDef& def : defs) {
+      if (def.type == BodyType::kStatic) internal::WakeForChange(w, w.ids.Find(def.id));
+    }
+  }
   w.layout_stamp = Impl::NewLayoutStamp();
   // Many shapes at once: a top-down build beats incremental insertion (for
   // the movable tree too: its shape never reaches a result).
@@ -275,6 +283,7 @@ Status World::RemoveBodies(std::span<const uint64_t> ids) {
                                 " listed twice");
   }
   // Contacts and sensor overlaps of removed bodies are gone with them.
+  internal::WakeForRemoval(w, sorted);  // what rested on a removed body
   auto removed = [&sorted](uint64_t id) { return std::binary_search(sorted.begin(), sorted.end(), id); };
   std::erase_if(w.contacts, [&](const internal::ContactState& c) { return removed(c.a.body_id) || removed(c.b.body_id); });
   std::erase_if(w.sensor_overlaps, [&](const SensorEvent& e) { return removed(e.sensor.body_id) || removed(e.visitor.body_id); });
@@ -305,6 +314,7 @@ Status World::SetBodyTransform(uint64_t id, const Transform& transform) {
   if (Status s = internal::ValidateTransform(transform, "transform"); !s.ok()) return s;
   w.bodies[slot].transform = transform;
   w.SyncBodyShapes(slot);
+  internal::WakeForChange(w, slot);
   if (w.bodies[slot].type == BodyType::kStatic) w.layout_stamp = Impl::NewLayoutStamp();
   return OkStatus();
 }
@@ -319,6 +329,7 @@ Status World::SetBodyVelocity(uint64_t id, Vec2 linear, Fixed angular) {
   if (Status s = internal::ValidateVelocity(linear, angular, ""); !s.ok()) return s;
   w.bodies[slot].linear_velocity = linear;
   w.bodies[slot].angular_velocity = angular;
+  internal::WakeForChange(w, slot);
   return OkStatus();
 }
 
@@ -332,6 +343,7 @@ Status World::SetShapeFilter(uint64_t id, uint32_t shape_index, const Filter& fi
                          " shape(s)");
   }
   w.shapes[body.first_shape + shape_index].filter = filter;
+  internal::WakeForChange(w, slot);
   w.layout_stamp = Impl::NewLayoutStamp();
   return OkStatus();
 }
@@ -339,7 +351,8 @@ Status World::SetShapeFilter(uint64_t id, uint32_t shape_index, const Filter& fi
 std::optional<BodyView> World::FindBody(uint64_t id) const {
   const BodyRecord* body = impl_->Find(id);
   if (body == nullptr) return std::nullopt;
-  return BodyView{body->id, body->type, body->transform, body->linear_velocity, body->angular_velocity, body->shape_count};
+  return BodyView{body->id,          body->type,        body->transform, body->linear_velocity,
+                  body->angular_velocity, body->shape_count, body->awake};
 }
 
 std::optional<BodyDef> World::GetBodyDef(uint64_t id) const {

@@ -35,6 +35,11 @@ struct BodyRecord {
   Vec2 local_center;  // centre of mass in the body frame
   Fixed inv_mass;     // zero for static and kinematic bodies
   Fixed inv_inertia;  // about the centre of mass
+  // Sleeping (WorldDef::allow_sleep; step_sleep.cc): seconds the body has
+  // stayed slow, capped at kTimeToSleep, and whether it is stepped. Both
+  // are state (snapshot version 2); without sleeping they stay 0 and true.
+  Fixed sleep_time;
+  bool awake = true;
 };
 
 /// One point of a persistent contact: what warm starting carries over.

@@ -475,6 +475,7 @@ void ToProto(const BodyView& body, v1::BodyState* out) {
   ToProto(body.linear_velocity, out->mutable_linear_velocity());
   out->set_angular_velocity(body.angular_velocity.raw());
   out->set_shape_count(body.shape_count);
+  out->set_asleep(!body.awake);
 }
 
 namespace {

@@ -585,7 +585,7 @@ Status ParseSceneJson(const Json& root, const ListSink& bodies, Scene* out) {
   const Path path;
   ARBITER_SCENE_RETURN_IF_ERROR(ExpectObject(root, path));
   ARBITER_SCENE_RETURN_IF_ERROR(
-      CheckKeys(root, path, {"format", "name", "gravity", "tick_hz", "steps", "bodies"}));
+      CheckKeys(root, path, {"format", "name", "gravity", "tick_hz", "allow_sleep", "steps", "bodies"}));
   ARBITER_SCENE_RETURN_IF_ERROR(RequireFormat(root, kSceneFormat));
 
   const Json* member;
@@ -599,6 +599,10 @@ Status ParseSceneJson(const Json& root, const ListSink& bodies, Scene* out) {
   ARBITER_SCENE_RETURN_IF_ERROR(Require(root, path, "tick_hz", &member));
   ARBITER_SCENE_RETURN_IF_ERROR(ReadInt(*member, path["tick_hz"], kMinTickHz, kMaxTickHz, &value));
   out->world.tick_hz = static_cast<int32_t>(value);
+  if (const Json* sleep = Find(root, "allow_sleep")) {
+    if (!sleep->is_boolean()) return Invalid(path["allow_sleep"], "expected true or false");
+    out->world.allow_sleep = sleep->get<bool>();
+  }
   // The core's one check of a world definition; its message names the
   // field ("gravity: ..."), which is also the JSON path here.
   if (Status s = ValidateWorldDef(out->world); !s.ok()) return s;

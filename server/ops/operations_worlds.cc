@@ -145,6 +145,7 @@ absl::Status Operations::CreateWorld(const v1::CreateWorldRequest& request, v1::
   }
   if (request.has_gravity()) def.gravity = gravity;
   if (request.tick_hz() != 0) def.tick_hz = request.tick_hz();
+  if (request.has_allow_sleep()) def.allow_sleep = request.allow_sleep();
   def.max_bodies = request.max_bodies() != 0 ? request.max_bodies() : limit;
   if (absl::Status s = FromCore(ValidateWorldDef(def)); !s.ok()) return s;
   absl::StatusOr<uint32_t> history_ticks = HistoryTicks(request.history_ticks(), def.tick_hz);

@@ -180,7 +180,7 @@ TEST(StandardScenes, DemoLoads) {
 TEST(ParseScene, MapsEveryField) {
   const char* json = R"({
     "format": "arbiter-scene/1", "name": "small", "gravity": {"x": 0.5, "y": -9.8125},
-    "tick_hz": 120, "steps": 5,
+    "tick_hz": 120, "allow_sleep": true, "steps": 5,
     "bodies": [
       {"id": 7, "type": "kinematic", "position": {"x": -3, "y": 4.25}, "velocity": {"x": 1, "y": -2},
        "shapes": [{"circle": {"center": {"x": 0.5, "y": 0}, "radius": 0.75}},
@@ -197,6 +197,7 @@ TEST(ParseScene, MapsEveryField) {
   EXPECT_EQ(scene.name, "small");
   EXPECT_EQ(scene.world.gravity, RawVec(0.5, -9.8125));
   EXPECT_EQ(scene.world.tick_hz, 120);
+  EXPECT_TRUE(scene.world.allow_sleep);
   EXPECT_EQ(scene.steps, 5);
   ASSERT_EQ(scene.bodies.size(), 3u);
 
@@ -247,7 +248,18 @@ TEST(ParseScene, StepsDefaultToZero) {
   ASSERT_TRUE(status.ok()) << status.message();
   EXPECT_EQ(scene.steps, 0);
   EXPECT_EQ(scene.world.tick_hz, 1);
+  EXPECT_FALSE(scene.world.allow_sleep);  // absent: off
   EXPECT_TRUE(scene.bodies.empty());
+}
+
+TEST(ParseScene, AllowSleepMustBeABoolean) {
+  Scene scene;
+  const Status status = ParseScene(
+      R"({"format": "arbiter-scene/1", "name": "", "gravity": {"x": 0, "y": 0}, "tick_hz": 1, "allow_sleep": 1,
+          "bodies": []})",
+      &scene);
+  ASSERT_FALSE(status.ok());
+  EXPECT_NE(status.message().find("allow_sleep"), std::string::npos) << status.message();
 }
 
 // Numbers off the 1/1024 grid round to the nearest Q32.32 value.
@@ -341,7 +353,7 @@ TEST(ParseSceneErrors, Document) {
   ExpectInvalid(SceneJson("", R"("format": 1, "name": "t", "gravity": {"x": 0, "y": 0}, "tick_hz": 60)"),
                 "format: expected \"arbiter-scene/1\"");
   ExpectInvalid(SceneJson("", std::string(kHeader) + R"(, "gravty": 1)"),
-                "gravty: unknown key; expected one of format, name, gravity, tick_hz, steps, bodies");
+                "gravty: unknown key; expected one of format, name, gravity, tick_hz, allow_sleep, steps, bodies");
   ExpectInvalid(SceneJson("", R"("format": "arbiter-scene/1", "gravity": {"x": 0, "y": 0}, "tick_hz": 60)"),
                 "name: missing");
   ExpectInvalid(SceneJson("", R"("format": "arbiter-scene/1", "name": 5, "gravity": {"x": 0, "y": 0}, "tick_hz": 60)"),
@@ -728,7 +740,7 @@ TEST(LoadFiles, ParseErrorsNameTheFile) {
   const Status wrong = LoadSceneFile(kScenesDir + "/arena-10k.queries.json", &scene);
   EXPECT_EQ(wrong.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(wrong.message(), kScenesDir + "/arena-10k.queries.json: aabbs: unknown key; expected one of format, "
-                                          "name, gravity, tick_hz, steps, bodies");
+                                          "name, gravity, tick_hz, allow_sleep, steps, bodies");
   ExpectUnchanged(scene);
   QuerySet set;
   const Status wrong2 = LoadQuerySetFile(kScenesDir + "/rain-2k.scene.json", &set);

@@ -709,6 +709,46 @@ TEST_F(ServiceTest, Step_OmitEvents_ReturnsOnlyTickAndHash) {
   EXPECT_EQ(reply->state_hash(), replica.StateHash());
 }
 
+TEST_F(ServiceTest, CreateWorld_AllowSleep_BodiesSleepAsTheCoreSays) {
+  WorldDef def;
+  def.gravity = Vd(0, -10);
+  def.tick_hz = 60;
+  def.max_bodies = TestServerOptions().registry.max_bodies_per_world;
+  def.allow_sleep = true;
+  World replica(def);
+  const std::vector<BodyDef> bodies = {Body(1, BodyType::kStatic, Vd(0, -1), {BoxShape(40, 1)}),
+                                       Body(3, BodyType::kDynamic, Vd(0, 1), {BoxShape(1, 1)})};
+  ASSERT_TRUE(replica.AddBodies(bodies).ok());
+  v1::CreateWorldRequest create;
+  create.set_world_id(kWorld);
+  *create.mutable_gravity() = WireVec(def.gravity);
+  create.set_tick_hz(60);
+  create.set_allow_sleep(true);
+  for (const BodyDef& b : bodies) wire::ToProto(b, create.add_bodies());
+  absl::StatusOr<v1::CreateWorldResponse> created = client().CreateWorld(create);
+  ASSERT_THAT(created, IsOk());
+  EXPECT_TRUE(created->world().allow_sleep());
+  EXPECT_EQ(created->world().state_hash(), replica.StateHash());
+  v1::StepRequest step;
+  step.set_world_id(kWorld);
+  step.set_ticks(60);
+  step.set_omit_events(true);
+  absl::StatusOr<v1::StepResponse> stepped = client().Step(step);
+  ASSERT_THAT(stepped, IsOk());
+  for (int i = 0; i < 60; ++i) replica.Step();
+  EXPECT_EQ(stepped->state_hash(), replica.StateHash());
+  ASSERT_FALSE(replica.FindBody(3)->awake);
+  v1::DescribeWorldRequest describe;
+  describe.set_world_id(kWorld);
+  describe.set_include_bodies(true);
+  absl::StatusOr<v1::DescribeWorldResponse> info = client().DescribeWorld(describe);
+  ASSERT_THAT(info, IsOk());
+  EXPECT_TRUE(info->world().allow_sleep());
+  ASSERT_EQ(info->bodies_size(), 2);
+  EXPECT_FALSE(info->bodies(0).asleep());  // static
+  EXPECT_TRUE(info->bodies(1).asleep());
+}
+
 TEST_F(ServiceTest, Step_PastDeadline_LeavesWorldAtItsTick) {
   v1::CreateWorldRequest create;
   create.set_world_id("arena");

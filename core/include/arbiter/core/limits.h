@@ -98,4 +98,18 @@ constexpr uint32_t kMaxProjectileFlightTicks = 4096;
 /// that tolerance as a Q64.64 raw value.
 constexpr int64_t kRotationToleranceQ64 = int64_t{1} << 48;
 
+// Sleeping (WorldDef::allow_sleep; core/src/step_sleep.cc), Box2D v3's
+// defaults read in world units. A body is slow while a bound on the speed
+// of its fastest point, max(|v.x|, |v.y|) + extent |w| (extent: the
+// largest per-axis distance of its shapes' boxes from its centre of mass),
+// is within kSleepSpeed (units/s); Box2D v3 compares |v| + max extent |w|
+// with the same 0.05, where Box2D 2.4 bounds v and w apart (0.05 m/s,
+// 2 deg/s, which never lets a small disk rolling at 0.02 sleep). The
+// body's sleep timer then grows by a tick's length per tick, capped at
+// kTimeToSleep (s), and is reset to zero otherwise. An island sleeps once
+// every timer in it is at the cap. The cap bounds the stored timer
+// (Restore checks 0..kTimeToSleep).
+constexpr Fixed kTimeToSleep = Fixed::FromRaw(Fixed::kOneRaw / 2);  // 0.5 s
+constexpr Fixed kSleepSpeed = Fixed::FromRaw(214748365);            // 0.05 units/s, rounded
+
 }  // namespace arbiter

@@ -77,6 +77,13 @@ struct WorldDef {
   Vec2 gravity;            ///< units per second squared, each component within +-kMaxGravity (2^24)
   int32_t tick_hz = 60;    ///< ticks per second, kMinTickHz..kMaxTickHz (1..10000)
   uint32_t max_bodies = 4'000'000;
+  /// Lets resting islands sleep (Box2D's sleeping; core/src/step_sleep.cc):
+  /// an island of touching bodies whose every body has stayed slow for
+  /// kTimeToSleep stops being stepped until something wakes it. Off, the
+  /// step, every snapshot byte and every hash are what they were before
+  /// sleeping existed; on, each body's sleep timer and awake flag are state
+  /// (snapshot version 2, the hash).
+  bool allow_sleep = false;
 };
 
 /// A contact that started or stopped touching during a tick. Shape `a`
@@ -208,6 +215,9 @@ struct BodyView {
   Vec2 linear_velocity;
   Fixed angular_velocity;
   uint32_t shape_count = 0;
+  /// False while the body sleeps (WorldDef::allow_sleep); static bodies and
+  /// every body of a world without sleeping are always awake.
+  bool awake = true;
 };
 
 }  // namespace arbiter

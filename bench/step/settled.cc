@@ -1,0 +1,81 @@
+// The settled-world row (settled.h). Both worlds take the same ticks in
+// turn, so a slow spell of a shared machine lands on both; only the last
+// `timed` ticks are timed, when the scene has had the time to settle. The
+// awake counts say whether it did: a world whose bodies never rest never
+// sleeps, and then the row measures that, not a settled world.
+#include "step/settled.h"
+
+#include <chrono>
+#include <cstdio>
+#include <optional>
+#include <vector>
+
+#include "arbiter/core/world.h"
+
+namespace arbiter::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+size_t AwakeDynamic(const World& world, const std::vector<uint64_t>& dynamic) {
+  size_t awake = 0;
+  for (const uint64_t id : dynamic) {
+    const std::optional<BodyView> view = world.FindBody(id);
+    if (view && view->awake) ++awake;
+  }
+  return awake;
+}
+
+}  // namespace
+
+bool RunSettledRow(const scene::Scene& scene, int ticks, int timed) {
+  WorldDef sleeping_def = scene.world;
+  sleeping_def.allow_sleep = true;
+  World awake(scene.world), sleeping(sleeping_def);
+  if (!awake.AddBodies(scene.bodies).ok() || !sleeping.AddBodies(scene.bodies).ok()) {
+    std::fprintf(stderr, "step_bench: the settled row's worlds could not be built\n");
+    return false;
+  }
+  std::vector<uint64_t> dynamic;
+  for (const BodyDef& b : scene.bodies) {
+    if (b.type == BodyType::kDynamic) dynamic.push_back(b.id);
+  }
+  // Two windows: the last `timed` of `ticks` (issue 23's row), and the
+  // last `timed` of twice as many, for a scene still moving at `ticks`.
+  struct Window {
+    int end;
+    double awake_ms = 0, sleeping_ms = 0;
+    size_t awake_at_start = 0, awake_at_end = 0;
+  };
+  Window windows[2] = {{ticks}, {2 * ticks}};
+  TickEvents events;
+  auto step = [&](World& w, double* ms) {
+    const auto t0 = Clock::now();
+    w.Step(&events);
+    *ms += 1e3 * std::chrono::duration<double>(Clock::now() - t0).count();
+  };
+  std::printf("\nsettled world: %s stepped %d ticks with and without sleeping (one thread, events on); dynamic "
+              "bodies awake with sleeping on, by tick:\n ",
+              scene.name.c_str(), 2 * ticks);
+  for (int t = 0; t < 2 * ticks; ++t) {
+    Window& win = windows[t < ticks ? 0 : 1];
+    double ignored = 0;
+    const bool timed_tick = t >= win.end - timed;
+    if (t == win.end - timed) win.awake_at_start = AwakeDynamic(sleeping, dynamic);
+    step(awake, timed_tick ? &win.awake_ms : &ignored);
+    step(sleeping, timed_tick ? &win.sleeping_ms : &ignored);
+    if (t + 1 == win.end) win.awake_at_end = AwakeDynamic(sleeping, dynamic);
+    if ((t + 1) % 100 == 0) std::printf(" %d:%zu", t + 1, AwakeDynamic(sleeping, dynamic));
+  }
+  std::printf("\n");
+  for (const Window& win : windows) {
+    const double a = win.awake_ms / timed, s = win.sleeping_ms / timed;
+    std::printf("  ticks %5d-%-5d  no sleeping %7.3f ms/tick, allow_sleep %7.3f ms/tick, ratio %.3f (goal <= 0.10); "
+                "awake with sleeping: %zu -> %zu of %zu\n",
+                win.end - timed + 1, win.end, a, s, a > 0 ? s / a : 0.0, win.awake_at_start, win.awake_at_end,
+                dynamic.size());
+  }
+  return true;
+}
+
+}  // namespace arbiter::bench
