@@ -150,6 +150,22 @@ def test_past_ticks_and_validate_hit(client):
     assert client.validate_hit(wid, 2, 1, (-18, 0), (20, 0)).verdict == "missed"
 
 
+def test_resting_box_sleeps_and_a_velocity_wakes_it(client):
+    wid = world_id()
+    info = client.create_world(wid, gravity=(0, -10), tick_hz=60, allow_sleep=True, bodies=[
+        ac.body(1, "static", (0, -1), [ac.box(20, 1)]),
+        ac.body(2, "dynamic", (0, 0.5), [ac.box(0.5, 0.5)])])
+    assert info.allow_sleep
+    client.step(wid, ticks=120, omit_events=True)  # at rest from the start: asleep after half a second
+    bodies = {b.id: b for b in client.describe_world(wid, include_bodies=True).bodies}
+    assert bodies[2].asleep and not bodies[1].asleep
+    client.update_bodies(wid, [client.set_velocity(2, (1, 0))])
+    bodies = {b.id: b for b in client.describe_world(wid, include_bodies=True).bodies}
+    assert not bodies[2].asleep
+    plain = client.create_world(world_id(), gravity=(0, -10), tick_hz=60)
+    assert not plain.allow_sleep
+
+
 def move_world(client, wid):
     """As tests/server/move_service_test.cc: at 60 Hz, player 1 a kinematic
     disk of radius 0.5 at the origin, wall 2 a static box whose left face is
