@@ -190,8 +190,7 @@ bool AppendShape(World::Impl& w, const BodyDef& def, uint32_t slot, uint32_t ind
   const uint32_t shape_index = static_cast<uint32_t>(w.shapes.size());
   const Aabb box = ComputeProxyAabb(w.ProxyOf(s));
   const bool is_static = def.type == BodyType::kStatic;
-  if (!is_static) s.fat_box = Fatten(box);
-  s.proxy = is_static ? w.static_tree.CreateProxy(box, shape_index) : w.movable_tree.CreateProxy(s.fat_box, shape_index);
+  s.proxy = is_static ? w.static_tree.CreateProxy(box, shape_index) : w.AddMovableProxy(Fatten(box), shape_index);
   w.shapes.push_back(s);
   return is_static;
 }
@@ -362,6 +361,7 @@ size_t World::MemoryBytes() const {
   const Impl& w = *impl_;
   return sizeof(Impl) + w.bodies.capacity() * sizeof(BodyRecord) + w.free_body_slots.capacity() * sizeof(uint32_t) +
          w.shapes.capacity() * sizeof(ShapeRecord) + (w.local_points.capacity() + w.world_points.capacity()) * sizeof(Vec2) +
+         w.movable_fat_boxes.capacity() * sizeof(Aabb) +
          w.ids.MemoryBytes() + w.static_tree.MemoryBytes() + w.movable_tree.MemoryBytes();
 }
 
@@ -398,8 +398,16 @@ void World::Impl::SyncBodyShapes(uint32_t slot) {
 }
 
 void World::Impl::MoveMovableProxy(ShapeRecord& s, const Aabb& fat) {
-  s.fat_box = fat;
+  movable_fat_boxes[s.proxy] = fat;
   movable_tree.MoveProxy(s.proxy, fat);
+}
+
+int32_t World::Impl::AddMovableProxy(const Aabb& fat, uint32_t user) {
+  const int32_t proxy = movable_tree.CreateProxy(fat, user);
+  // Proxy ids are dense (a freed id is handed out again first).
+  if (static_cast<size_t>(proxy) >= movable_fat_boxes.size()) movable_fat_boxes.resize(proxy + 1);
+  movable_fat_boxes[proxy] = fat;
+  return proxy;
 }
 
 Aabb World::Impl::PlaceShape(const BodyRecord& body, const ShapeRecord& s) {
@@ -410,7 +418,7 @@ Aabb World::Impl::PlaceShape(const BodyRecord& body, const ShapeRecord& s) {
 }
 
 bool World::Impl::NeedsRefit(const BodyRecord& body, const ShapeRecord& s, const Aabb& box, Aabb* fat) const {
-  if (Contains(s.fat_box, box)) return false;
+  if (Contains(movable_fat_boxes[s.proxy], box)) return false;
   // Four ticks of motion ahead, so a falling body leaves its box every few
   // ticks rather than every other one (tree moves were a tenth of a rain
   // tick); fat boxes decide only what the tree visits, never a result.

@@ -56,9 +56,11 @@ struct ContactState {
 
 // Laid out for the queries: what a candidate's test reads (filter, radius,
 // where its points are, its type) and what a hit reports (body id, shape
-// index, user tag) come first, the step's material, the tree handle and
-// the fat box last. The body id is the body record's, kept here too so that a hit or
-// an overlap costs no visit to the body record (ids never change).
+// index, user tag) come first, the step's material and the tree handle
+// last. The body id is the body record's, kept here too so that a hit or
+// an overlap costs no visit to the body record (ids never change). A
+// movable shape's fat box lives in World::Impl::movable_fat_boxes, not
+// here: static shapes, most of a large world, would carry it unused.
 struct ShapeRecord {
   Filter filter;
   Fixed radius;
@@ -75,13 +77,6 @@ struct ShapeRecord {
   Fixed friction;
   Fixed restitution;
   Fixed density;
-  /// A movable shape's box in the movable tree (fat), copied here so that
-  /// the step's refit check reads the record it already has instead of a
-  /// tree node. Like the tree's boxes it never reaches a result. Written
-  /// only through World::Impl::MoveMovableProxy (and at creation). Static
-  /// shapes leave it unused: 32 of a static body's bytes, which a split of
-  /// the record into query, material and movable parts would give back.
-  Aabb fat_box;
 };
 
 /// The proxy of a shape record whose points (local or world, in the
@@ -156,6 +151,12 @@ struct World::Impl {
   internal::IdMap ids;
   internal::DynamicTree static_tree;   // static bodies
   internal::DynamicTree movable_tree;  // kinematic and dynamic bodies, fat boxes
+  /// Each movable proxy's box in the movable tree (fat), by proxy id, so
+  /// that the step's refit check reads one flat array instead of a tree
+  /// node. Like the tree's boxes it never reaches a result. Written only
+  /// through MoveMovableProxy and AddMovableProxy; a destroyed proxy's
+  /// entry is stale until the tree hands its id out again.
+  std::vector<Aabb> movable_fat_boxes;
 
   static uint64_t NewLayoutStamp();
 
@@ -194,11 +195,14 @@ struct World::Impl {
   Aabb PlaceShape(const internal::BodyRecord& body, const internal::ShapeRecord& s);
   /// For a movable body's shape whose tight box is now `box`: true, with
   /// the fat box to move its proxy to in *fat, when the tree's box no
-  /// longer contains it (the shape's fat_box, its tree box). Reads no tree.
+  /// longer contains it (movable_fat_boxes, its tree box). Reads no tree.
   bool NeedsRefit(const internal::BodyRecord& body, const internal::ShapeRecord& s, const Aabb& box, Aabb* fat) const;
-  /// Moves a movable shape's proxy to `fat` and keeps the record's copy of
-  /// the tree box (fat_box) equal to it: the one place both are written.
+  /// Moves a movable shape's proxy to `fat` and keeps the copy of the tree
+  /// box in movable_fat_boxes equal to it.
   void MoveMovableProxy(internal::ShapeRecord& s, const Aabb& fat);
+  /// A new leaf in the movable tree with box `fat` carrying `user`, its
+  /// copy in movable_fat_boxes beside it; returns its proxy id.
+  int32_t AddMovableProxy(const Aabb& fat, uint32_t user);
   /// Rewrites shapes and point pools without holes when removals have left
   /// more dead records than live ones.
   void CompactIfSparse();
