@@ -123,11 +123,12 @@ std::vector<uint8_t> Encode(const World::Impl& w, bool for_hash) {
     out.V(b.transform.p);
     out.F(b.transform.q.c);
     out.F(b.transform.q.s);
-    out.V(b.linear_velocity);
-    out.F(b.angular_velocity);
-    out.F(b.linear_damping);
-    out.F(b.angular_damping);
-    out.F(b.gravity_scale);
+    const internal::BodyMotion& m = w.MotionOf(b);
+    out.V(m.linear_velocity);
+    out.F(m.angular_velocity);
+    out.F(m.linear_damping);
+    out.F(m.angular_damping);
+    out.F(m.gravity_scale);
     out.U32(b.shape_count);
     for (uint32_t i = 0; i < b.shape_count; ++i) {
       const ShapeRecord& s = w.shapes[b.first_shape + i];

@@ -48,20 +48,21 @@ void SetUpBodies(const World::Impl& w, StepState* st) {
   st->world_center.resize(w.bodies.size());
   for (uint32_t slot = 0; slot < w.bodies.size(); ++slot) {
     const BodyRecord& body = w.bodies[slot];
-    if (body.id != 0) st->world_center[slot] = TransformPoint(body.transform, body.local_center);
+    if (body.id != 0) st->world_center[slot] = TransformPoint(body.transform, w.MotionOf(body).local_center);
   }
   const Fixed gravity_l1 = Abs(w.def.gravity.x) + Abs(w.def.gravity.y);
   for (size_t i = 0; i < st->movers.size(); ++i) {
     const uint32_t slot = st->movers[i].second;
     const BodyRecord& body = w.bodies[slot];
+    const internal::BodyMotion& motion = w.motions[body.motion];
     st->solver_index[slot] = static_cast<int32_t>(i + 1);
     internal::SolverBody& sb = st->solver[i + 1];
-    sb.v = body.linear_velocity;
-    sb.w = body.angular_velocity;
-    sb.inv_mass = body.inv_mass;
-    sb.inv_inertia = body.inv_inertia;
-    const Fixed speed = Abs(body.linear_velocity.x) + Abs(body.linear_velocity.y) +
-                        (body.type == BodyType::kDynamic ? Abs(body.gravity_scale) * gravity_l1 * st->dt : kFixedZero);
+    sb.v = motion.linear_velocity;
+    sb.w = motion.angular_velocity;
+    sb.inv_mass = motion.inv_mass;
+    sb.inv_inertia = motion.inv_inertia;
+    const Fixed speed = Abs(motion.linear_velocity.x) + Abs(motion.linear_velocity.y) +
+                        (body.type == BodyType::kDynamic ? Abs(motion.gravity_scale) * gravity_l1 * st->dt : kFixedZero);
     st->reach[slot] = speed * st->dt;
     if (body.type == BodyType::kKinematic) st->any_kinematic = true;
   }

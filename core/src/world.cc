@@ -10,7 +10,9 @@
 
 namespace arbiter {
 
+using internal::BodyMotion;
 using internal::BodyRecord;
+using internal::kNoMotion;
 using internal::ShapeRecord;
 
 namespace {
@@ -50,12 +52,20 @@ int LocalPoints(const Shape& shape, Vec2* out, Fixed* radius) {
 
 // Mass properties of a dynamic body (body_mass.h); other bodies are
 // immovable (zeros). AddBodies validated the body, so the sums fit.
-void SetMassData(const BodyDef& def, BodyRecord* body) {
+void SetMassData(const BodyDef& def, BodyMotion* motion) {
   internal::BodyMass mass;
   if (def.type != BodyType::kDynamic || !internal::ComputeBodyMass(def.shapes, &mass)) mass = {};
-  body->local_center = mass.local_center;
-  body->inv_mass = mass.inv_mass;
-  body->inv_inertia = mass.inv_inertia;
+  motion->local_center = mass.local_center;
+  motion->inv_mass = mass.inv_mass;
+  motion->inv_inertia = mass.inv_inertia;
+}
+
+// Whether a body gets a motion record: every body that can move, and a
+// static one whose damping or gravity scale is not kNoMotion's (its
+// velocity and mass are zero either way).
+bool NeedsMotion(const BodyDef& def) {
+  return def.type != BodyType::kStatic || def.linear_damping != kNoMotion.linear_damping ||
+         def.angular_damping != kNoMotion.angular_damping || def.gravity_scale != kNoMotion.gravity_scale;
 }
 
 // Room for `extra` more elements: exactly that much for a big batch, but
@@ -118,9 +128,10 @@ Status CheckNewBodies(const World::Impl& w, std::span<const BodyDef> defs) {
 // Grows the arrays once, to the size needed, rather than by doubling:
 // vector slack would otherwise be a third of the memory per body.
 void ReserveFor(World::Impl& w, std::span<const BodyDef> defs) {
-  size_t shape_total = 0, point_total = 0;
+  size_t shape_total = 0, point_total = 0, movable_total = 0;
   for (const BodyDef& def : defs) {
     shape_total += def.shapes.size();
+    if (def.type != BodyType::kStatic) movable_total += def.shapes.size();
     for (const ShapeDef& sd : def.shapes) {
       Vec2 scratch[kMaxPolygonVertices];
       Fixed radius;
@@ -130,6 +141,9 @@ void ReserveFor(World::Impl& w, std::span<const BodyDef> defs) {
   GrowFor(w.shapes, shape_total);
   GrowFor(w.local_points, point_total);
   GrowFor(w.world_points, point_total);
+  GrowFor(w.movable_fat_boxes, movable_total);  // at most one new proxy id each
+  const size_t motion_total = static_cast<size_t>(std::count_if(defs.begin(), defs.end(), NeedsMotion));
+  if (w.free_motion_slots.size() < motion_total) GrowFor(w.motions, motion_total - w.free_motion_slots.size());
   if (w.free_body_slots.size() < defs.size()) GrowFor(w.bodies, defs.size() - w.free_body_slots.size());
 }
 
@@ -144,22 +158,43 @@ uint32_t TakeBodySlot(World::Impl& w) {
   return static_cast<uint32_t>(w.bodies.size() - 1);
 }
 
-// A body's record, its shapes to follow from `first_shape`. A static body
-// keeps no velocity.
-BodyRecord NewBodyRecord(const BodyDef& def, uint32_t first_shape) {
+// A free motion slot (the most recently freed first), or a new one.
+uint32_t TakeMotionSlot(World::Impl& w) {
+  if (!w.free_motion_slots.empty()) {
+    const uint32_t slot = w.free_motion_slots.back();
+    w.free_motion_slots.pop_back();
+    return slot;
+  }
+  w.motions.emplace_back();
+  return static_cast<uint32_t>(w.motions.size() - 1);
+}
+
+// A body's motion record. A static body keeps no velocity.
+BodyMotion NewBodyMotion(const BodyDef& def) {
+  BodyMotion motion;
+  motion.linear_velocity = def.type == BodyType::kStatic ? Vec2{} : def.linear_velocity;
+  motion.angular_velocity = def.type == BodyType::kStatic ? kFixedZero : def.angular_velocity;
+  motion.linear_damping = def.linear_damping;
+  motion.angular_damping = def.angular_damping;
+  motion.gravity_scale = def.gravity_scale;
+  SetMassData(def, &motion);
+  return motion;
+}
+
+// A body's record, its shapes to follow from `first_shape`, and its motion
+// record when it needs one.
+BodyRecord NewBodyRecord(World::Impl& w, const BodyDef& def, uint32_t first_shape) {
   BodyRecord body;
   body.id = def.id;
   body.type = def.type;
   body.transform = def.transform;
-  body.linear_velocity = def.type == BodyType::kStatic ? Vec2{} : def.linear_velocity;
-  body.angular_velocity = def.type == BodyType::kStatic ? kFixedZero : def.angular_velocity;
-  body.linear_damping = def.linear_damping;
-  body.angular_damping = def.angular_damping;
-  body.gravity_scale = def.gravity_scale;
   body.is_bullet = def.is_bullet;
   body.first_shape = first_shape;
   body.shape_count = static_cast<uint32_t>(def.shapes.size());
-  SetMassData(def, &body);
+  if (NeedsMotion(def)) {
+    body.motion = TakeMotionSlot(w);
+    w.motions[body.motion] = NewBodyMotion(def);
+  }
   return body;
 }
 
@@ -238,7 +273,7 @@ Status World::AddBodies(std::span<const BodyDef> defs) {
   size_t new_statics = 0, new_movables = 0;
   for (const BodyDef& def : defs) {
     const uint32_t slot = TakeBodySlot(w);
-    w.bodies[slot] = NewBodyRecord(def, static_cast<uint32_t>(w.shapes.size()));
+    w.bodies[slot] = NewBodyRecord(w, def, static_cast<uint32_t>(w.shapes.size()));
     for (size_t i = 0; i < def.shapes.size(); ++i) {
       if (AppendShape(w, def, slot, static_cast<uint32_t>(i))) {
         ++new_statics;
@@ -287,6 +322,10 @@ Status World::RemoveBodies(std::span<const uint64_t> ids) {
       s.alive = false;
       ++w.dead_shapes;
     }
+    if (body.motion != BodyRecord::kNone) {
+      w.motions[body.motion] = BodyMotion();
+      w.free_motion_slots.push_back(body.motion);
+    }
     body = BodyRecord();
     w.free_body_slots.push_back(slot);
     w.ids.Erase(id);
@@ -316,8 +355,9 @@ Status World::SetBodyVelocity(uint64_t id, Vec2 linear, Fixed angular) {
     return FailedPreconditionError("body_id: body " + std::to_string(id) + " is static and cannot move");
   }
   if (Status s = internal::ValidateVelocity(linear, angular, ""); !s.ok()) return s;
-  w.bodies[slot].linear_velocity = linear;
-  w.bodies[slot].angular_velocity = angular;
+  BodyMotion& motion = w.MoverMotion(w.bodies[slot]);
+  motion.linear_velocity = linear;
+  motion.angular_velocity = angular;
   return OkStatus();
 }
 
@@ -338,7 +378,9 @@ Status World::SetShapeFilter(uint64_t id, uint32_t shape_index, const Filter& fi
 std::optional<BodyView> World::FindBody(uint64_t id) const {
   const BodyRecord* body = impl_->Find(id);
   if (body == nullptr) return std::nullopt;
-  return BodyView{body->id, body->type, body->transform, body->linear_velocity, body->angular_velocity, body->shape_count};
+  const BodyMotion& motion = impl_->MotionOf(*body);
+  return BodyView{body->id, body->type, body->transform, motion.linear_velocity, motion.angular_velocity,
+                  body->shape_count};
 }
 
 std::optional<BodyDef> World::GetBodyDef(uint64_t id) const {
@@ -360,6 +402,7 @@ std::vector<uint64_t> World::BodyIds() const {
 size_t World::MemoryBytes() const {
   const Impl& w = *impl_;
   return sizeof(Impl) + w.bodies.capacity() * sizeof(BodyRecord) + w.free_body_slots.capacity() * sizeof(uint32_t) +
+         w.motions.capacity() * sizeof(BodyMotion) + w.free_motion_slots.capacity() * sizeof(uint32_t) +
          w.shapes.capacity() * sizeof(ShapeRecord) + (w.local_points.capacity() + w.world_points.capacity()) * sizeof(Vec2) +
          w.movable_fat_boxes.capacity() * sizeof(Aabb) +
          w.ids.MemoryBytes() + w.static_tree.MemoryBytes() + w.movable_tree.MemoryBytes();
@@ -424,7 +467,7 @@ bool World::Impl::NeedsRefit(const BodyRecord& body, const ShapeRecord& s, const
   // tick); fat boxes decide only what the tree visits, never a result.
   // |v| <= 2^24 and tick_hz >= 1 bound the reach by 2^26: with boxes inside
   // the world range (2^29) the fat box stays below 2^30, inside Q32.32.
-  const Vec2 ahead = Fixed::FromRatio(4, def.tick_hz) * body.linear_velocity;
+  const Vec2 ahead = Fixed::FromRatio(4, def.tick_hz) * MotionOf(body).linear_velocity;
   *fat = FattenAhead(box, ahead);
   return true;
 }
@@ -477,11 +520,12 @@ BodyDef World::Impl::BodyDefOf(const BodyRecord& body) const {
   out.id = body.id;
   out.type = body.type;
   out.transform = body.transform;
-  out.linear_velocity = body.linear_velocity;
-  out.angular_velocity = body.angular_velocity;
-  out.linear_damping = body.linear_damping;
-  out.angular_damping = body.angular_damping;
-  out.gravity_scale = body.gravity_scale;
+  const BodyMotion& motion = MotionOf(body);
+  out.linear_velocity = motion.linear_velocity;
+  out.angular_velocity = motion.angular_velocity;
+  out.linear_damping = motion.linear_damping;
+  out.angular_damping = motion.angular_damping;
+  out.gravity_scale = motion.gravity_scale;
   out.is_bullet = body.is_bullet;
   out.shapes.reserve(body.shape_count);
   for (uint32_t i = 0; i < body.shape_count; ++i) {

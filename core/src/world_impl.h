@@ -19,22 +19,37 @@ namespace arbiter {
 
 namespace internal {
 
-struct BodyRecord {
-  uint64_t id = 0;  // 0 marks a free slot
-  Transform transform;
+/// What only a body that can move needs: velocity, damping, gravity scale
+/// and mass. Static bodies, most of a large world, have none (their
+/// velocity and mass are zero), unless their definition set damping or a
+/// gravity scale other than the defaults: those are kept, for the snapshot
+/// and GetBodyDef, in a record of their own.
+struct BodyMotion {
   Vec2 linear_velocity;
   Fixed angular_velocity;
   Fixed linear_damping;
   Fixed angular_damping;
-  Fixed gravity_scale;
-  uint32_t first_shape = 0;
-  uint32_t shape_count = 0;
-  BodyType type = BodyType::kStatic;
-  bool is_bullet = false;
+  Fixed gravity_scale = kFixedOne;
   // Mass properties, derived from the shapes when the body is added.
   Vec2 local_center;  // centre of mass in the body frame
   Fixed inv_mass;     // zero for static and kinematic bodies
   Fixed inv_inertia;  // about the centre of mass
+};
+
+/// The motion of a body without a motion record: at rest, the defaults.
+inline const BodyMotion kNoMotion{};
+
+/// A body: what every body has. Its motion, when it has one, is
+/// World::Impl::motions[motion].
+struct BodyRecord {
+  static constexpr uint32_t kNone = UINT32_MAX;
+  uint64_t id = 0;  // 0 marks a free slot
+  Transform transform;
+  uint32_t first_shape = 0;
+  uint32_t shape_count = 0;
+  uint32_t motion = kNone;  // always set for kinematic and dynamic bodies
+  BodyType type = BodyType::kStatic;
+  bool is_bullet = false;
 };
 
 /// One point of a persistent contact: what warm starting carries over.
@@ -135,6 +150,8 @@ struct World::Impl {
 
   std::vector<internal::BodyRecord> bodies;
   std::vector<uint32_t> free_body_slots;
+  std::vector<internal::BodyMotion> motions;  // see BodyRecord::motion
+  std::vector<uint32_t> free_motion_slots;
   size_t live_bodies = 0;
 
   std::vector<internal::ShapeRecord> shapes;
@@ -164,6 +181,13 @@ struct World::Impl {
     const uint32_t slot = ids.Find(id);
     return slot == internal::IdMap::kMissing ? nullptr : &bodies[slot];
   }
+
+  /// A body's motion: its record, or kNoMotion when it has none.
+  const internal::BodyMotion& MotionOf(const internal::BodyRecord& body) const {
+    return body.motion == internal::BodyRecord::kNone ? internal::kNoMotion : motions[body.motion];
+  }
+  /// The motion record of a kinematic or dynamic body (always has one).
+  internal::BodyMotion& MoverMotion(const internal::BodyRecord& body) { return motions[body.motion]; }
 
   /// The shape `ref` names, or null when there is none.
   const internal::ShapeRecord* FindShape(const ShapeRef& ref) const {

@@ -278,6 +278,38 @@ TEST(World, SnapshotRestore_SameHashSameAnswers) {
   }
 }
 
+// Static bodies keep no motion record unless their damping or gravity
+// scale differ from the defaults; either way GetBodyDef, the snapshot and
+// the hash carry what was defined, and a removed body's record is reused.
+TEST(World, BodyMotion_KeptWhereDefinedAndReused) {
+  World world(WorldDef{Vd(0, -10), 60, 1000});
+  BodyDef plain = Disk(1, 0, 0, 1);
+  BodyDef damped = Disk(2, 5, 0, 1);
+  damped.linear_damping = Fd(0.5);
+  damped.angular_damping = Fd(0.25);
+  damped.gravity_scale = Fd(2);
+  BodyDef mover = Disk(3, 0, 5, 1, BodyType::kDynamic);
+  mover.linear_velocity = Vd(1, 2);
+  ASSERT_TRUE(world.AddBodies(std::vector<BodyDef>{plain, damped, mover}).ok());
+  const std::optional<BodyDef> got = world.GetBodyDef(2);
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->linear_damping, Fd(0.5));
+  EXPECT_EQ(got->angular_damping, Fd(0.25));
+  EXPECT_EQ(got->gravity_scale, Fd(2));
+  EXPECT_EQ(world.GetBodyDef(1)->gravity_scale, kFixedOne);
+  EXPECT_EQ(world.FindBody(3)->linear_velocity, Vd(1, 2));
+  World restored;
+  ASSERT_TRUE(World::Restore(world.Snapshot(), &restored).ok());
+  EXPECT_EQ(restored.Snapshot(), world.Snapshot());
+  const uint64_t removed[] = {3};
+  ASSERT_TRUE(world.RemoveBodies(removed).ok());
+  BodyDef next = Disk(4, 0, 9, 1, BodyType::kKinematic);
+  next.linear_velocity = Vd(-1, 0);
+  ASSERT_TRUE(world.AddBody(next).ok());
+  EXPECT_EQ(world.FindBody(4)->linear_velocity, Vd(-1, 0));
+  EXPECT_EQ(world.GetBodyDef(2)->gravity_scale, Fd(2));
+}
+
 TEST(World, Restore_RejectsDamagedImagesAndLeavesTargetUnchanged) {
   World world;
   ASSERT_TRUE(world.AddBody(Disk(1, 0, 0, 1)).ok());
