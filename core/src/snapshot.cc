@@ -136,7 +136,7 @@ std::vector<uint8_t> Encode(const World::Impl& w, bool for_hash) {
       out.U8(s.is_sensor ? 1 : 0);
       out.U8(s.point_count);
       out.F(s.radius);
-      for (int k = 0; k < s.point_count; ++k) out.V(w.local_points[s.point_offset + k]);
+      for (int k = 0; k < s.point_count; ++k) out.V(w.LocalPoint(s, k));
       out.U64(s.filter.category_bits);
       out.U64(s.filter.mask_bits);
       out.I32(s.filter.group_index);

@@ -65,7 +65,7 @@ bool MovesFarEnough(const World::Impl& w, const ShapeRecord& s, Vec2 motion) {
 
 ShapeProxy PlacedProxy(const World::Impl& w, const ShapeRecord& s, const Transform& xf) {
   Vec2 placed[kMaxPolygonVertices];
-  for (int i = 0; i < s.point_count; ++i) placed[i] = TransformPoint(xf, w.local_points[s.point_offset + i]);
+  for (int i = 0; i < s.point_count; ++i) placed[i] = TransformPoint(xf, w.LocalPoint(s, i));
   return ProxyFromPoints(s, placed);
 }
 

@@ -12,6 +12,7 @@ namespace arbiter {
 
 using internal::BodyMotion;
 using internal::BodyRecord;
+using internal::kDerivedLocal;
 using internal::kNoMotion;
 using internal::ShapeRecord;
 
@@ -128,18 +129,21 @@ Status CheckNewBodies(const World::Impl& w, std::span<const BodyDef> defs) {
 // Grows the arrays once, to the size needed, rather than by doubling:
 // vector slack would otherwise be a third of the memory per body.
 void ReserveFor(World::Impl& w, std::span<const BodyDef> defs) {
-  size_t shape_total = 0, point_total = 0, movable_total = 0;
+  size_t shape_total = 0, point_total = 0, local_total = 0, movable_total = 0;
   for (const BodyDef& def : defs) {
     shape_total += def.shapes.size();
     if (def.type != BodyType::kStatic) movable_total += def.shapes.size();
     for (const ShapeDef& sd : def.shapes) {
       Vec2 scratch[kMaxPolygonVertices];
       Fixed radius;
-      point_total += static_cast<size_t>(LocalPoints(sd.shape, scratch, &radius));
+      const size_t points = static_cast<size_t>(LocalPoints(sd.shape, scratch, &radius));
+      point_total += points;
+      // Unrotated static bodies derive their local points (AppendShape).
+      if (def.type != BodyType::kStatic || def.transform.q != kRotIdentity) local_total += points;
     }
   }
   GrowFor(w.shapes, shape_total);
-  GrowFor(w.local_points, point_total);
+  GrowFor(w.local_points, local_total);
   GrowFor(w.world_points, point_total);
   GrowFor(w.movable_fat_boxes, movable_total);  // at most one new proxy id each
   const size_t motion_total = static_cast<size_t>(std::count_if(defs.begin(), defs.end(), NeedsMotion));
@@ -147,26 +151,16 @@ void ReserveFor(World::Impl& w, std::span<const BodyDef> defs) {
   if (w.free_body_slots.size() < defs.size()) GrowFor(w.bodies, defs.size() - w.free_body_slots.size());
 }
 
-// A free body slot (the most recently freed first), or a new one.
-uint32_t TakeBodySlot(World::Impl& w) {
-  if (!w.free_body_slots.empty()) {
-    const uint32_t slot = w.free_body_slots.back();
-    w.free_body_slots.pop_back();
+// A free slot of `records` (the most recently freed first), or a new one.
+template <class T>
+uint32_t TakeSlot(std::vector<T>& records, std::vector<uint32_t>& free_slots) {
+  if (!free_slots.empty()) {
+    const uint32_t slot = free_slots.back();
+    free_slots.pop_back();
     return slot;
   }
-  w.bodies.emplace_back();
-  return static_cast<uint32_t>(w.bodies.size() - 1);
-}
-
-// A free motion slot (the most recently freed first), or a new one.
-uint32_t TakeMotionSlot(World::Impl& w) {
-  if (!w.free_motion_slots.empty()) {
-    const uint32_t slot = w.free_motion_slots.back();
-    w.free_motion_slots.pop_back();
-    return slot;
-  }
-  w.motions.emplace_back();
-  return static_cast<uint32_t>(w.motions.size() - 1);
+  records.emplace_back();
+  return static_cast<uint32_t>(records.size() - 1);
 }
 
 // A body's motion record. A static body keeps no velocity.
@@ -192,7 +186,7 @@ BodyRecord NewBodyRecord(World::Impl& w, const BodyDef& def, uint32_t first_shap
   body.first_shape = first_shape;
   body.shape_count = static_cast<uint32_t>(def.shapes.size());
   if (NeedsMotion(def)) {
-    body.motion = TakeMotionSlot(w);
+    body.motion = TakeSlot(w.motions, w.free_motion_slots);
     w.motions[body.motion] = NewBodyMotion(def);
   }
   return body;
@@ -217,11 +211,14 @@ bool AppendShape(World::Impl& w, const BodyDef& def, uint32_t slot, uint32_t ind
   s.alive = true;
   Vec2 local[kMaxPolygonVertices];
   s.point_count = static_cast<uint8_t>(LocalPoints(sd.shape, local, &s.radius));
-  s.point_offset = static_cast<uint32_t>(w.local_points.size());
+  s.point_offset = static_cast<uint32_t>(w.world_points.size());
+  bool derived = def.type == BodyType::kStatic;
   for (int k = 0; k < s.point_count; ++k) {
-    w.local_points.push_back(local[k]);
     w.world_points.push_back(TransformPoint(def.transform, local[k]));
+    derived = derived && w.world_points.back() - def.transform.p == local[k];
   }
+  s.local_offset = derived ? kDerivedLocal : static_cast<uint32_t>(w.local_points.size());
+  if (!derived) w.local_points.insert(w.local_points.end(), local, local + s.point_count);
   const uint32_t shape_index = static_cast<uint32_t>(w.shapes.size());
   const Aabb box = ComputeProxyAabb(w.ProxyOf(s));
   const bool is_static = def.type == BodyType::kStatic;
@@ -272,7 +269,7 @@ Status World::AddBodies(std::span<const BodyDef> defs) {
   ReserveFor(w, defs);
   size_t new_statics = 0, new_movables = 0;
   for (const BodyDef& def : defs) {
-    const uint32_t slot = TakeBodySlot(w);
+    const uint32_t slot = TakeSlot(w.bodies, w.free_body_slots);
     w.bodies[slot] = NewBodyRecord(w, def, static_cast<uint32_t>(w.shapes.size()));
     for (size_t i = 0; i < def.shapes.size(); ++i) {
       if (AppendShape(w, def, slot, static_cast<uint32_t>(i))) {
@@ -341,6 +338,7 @@ Status World::SetBodyTransform(uint64_t id, const Transform& transform) {
   const uint32_t slot = w.ids.Find(id);
   if (slot == internal::IdMap::kMissing) return NotFoundError("body_id: no body " + std::to_string(id));
   if (Status s = internal::ValidateTransform(transform, "transform"); !s.ok()) return s;
+  w.StoreLocalPoints(slot);
   w.bodies[slot].transform = transform;
   w.SyncBodyShapes(slot);
   if (w.bodies[slot].type == BodyType::kStatic) w.layout_stamp = Impl::NewLayoutStamp();
@@ -440,6 +438,17 @@ void World::Impl::SyncBodyShapes(uint32_t slot) {
   }
 }
 
+void World::Impl::StoreLocalPoints(uint32_t slot) {
+  const BodyRecord& body = bodies[slot];
+  for (uint32_t i = 0; i < body.shape_count; ++i) {
+    ShapeRecord& s = shapes[body.first_shape + i];
+    if (s.local_offset != kDerivedLocal) continue;
+    const uint32_t offset = static_cast<uint32_t>(local_points.size());
+    for (int k = 0; k < s.point_count; ++k) local_points.push_back(LocalPoint(s, k));
+    s.local_offset = offset;
+  }
+}
+
 void World::Impl::MoveMovableProxy(ShapeRecord& s, const Aabb& fat) {
   movable_fat_boxes[s.proxy] = fat;
   movable_tree.MoveProxy(s.proxy, fat);
@@ -455,7 +464,7 @@ int32_t World::Impl::AddMovableProxy(const Aabb& fat, uint32_t user) {
 
 Aabb World::Impl::PlaceShape(const BodyRecord& body, const ShapeRecord& s) {
   Vec2* const placed = &world_points[s.point_offset];
-  const Vec2* const local = &local_points[s.point_offset];
+  const Vec2* const local = &local_points[s.local_offset];
   for (int k = 0; k < s.point_count; ++k) placed[k] = TransformPoint(body.transform, local[k]);
   return internal::PlacedBox(*this, s);
 }
@@ -483,12 +492,14 @@ void World::Impl::CompactIfSparse() {
     const uint32_t first = static_cast<uint32_t>(new_shapes.size());
     for (uint32_t i = 0; i < body.shape_count; ++i) {
       ShapeRecord s = shapes[body.first_shape + i];
-      const uint32_t offset = static_cast<uint32_t>(new_local.size());
-      for (int k = 0; k < s.point_count; ++k) {
-        new_local.push_back(local_points[s.point_offset + k]);
-        new_world.push_back(world_points[s.point_offset + k]);
-      }
+      const uint32_t offset = static_cast<uint32_t>(new_world.size());
+      new_world.insert(new_world.end(), &world_points[s.point_offset], &world_points[s.point_offset] + s.point_count);
       s.point_offset = offset;
+      if (s.local_offset != kDerivedLocal) {
+        const uint32_t local_offset = static_cast<uint32_t>(new_local.size());
+        new_local.insert(new_local.end(), &local_points[s.local_offset], &local_points[s.local_offset] + s.point_count);
+        s.local_offset = local_offset;
+      }
       TreeFor(body.type).SetUser(s.proxy, static_cast<uint32_t>(new_shapes.size()));
       new_shapes.push_back(s);
     }
@@ -501,7 +512,8 @@ void World::Impl::CompactIfSparse() {
 }
 
 Shape World::Impl::LocalShapeOf(const ShapeRecord& s) const {
-  const Vec2* p = &local_points[s.point_offset];
+  Vec2 p[kMaxPolygonVertices];
+  for (int k = 0; k < s.point_count; ++k) p[k] = LocalPoint(s, k);
   switch (s.type) {
     case ShapeType::kCircle: return Shape::FromCircle({p[0], s.radius});
     case ShapeType::kCapsule: return Shape::FromCapsule({p[0], p[1], s.radius});

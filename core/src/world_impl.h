@@ -1,6 +1,8 @@
 // World storage. Bodies and shapes live in flat arrays addressed by slot;
 // shape geometry lives in two point pools (body-local and world-space) so a
-// box costs four points rather than a full eight-vertex polygon. Nothing
+// box costs four points rather than a full eight-vertex polygon. A static
+// shape whose local points are its world points less the body's position
+// (every shape of an unrotated static body) keeps no local points. Nothing
 // here is iterated in an order that depends on memory addresses or hashing:
 // wherever order reaches a result, ids are sorted first.
 #pragma once
@@ -76,10 +78,12 @@ struct ContactState {
 // an overlap costs no visit to the body record (ids never change). A
 // movable shape's fat box lives in World::Impl::movable_fat_boxes, not
 // here: static shapes, most of a large world, would carry it unused.
+inline constexpr uint32_t kDerivedLocal = UINT32_MAX;
+
 struct ShapeRecord {
   Filter filter;
   Fixed radius;
-  uint32_t point_offset = 0;  // into both point pools
+  uint32_t point_offset = 0;  // into world_points
   ShapeType type = ShapeType::kCircle;
   uint8_t point_count = 0;
   bool is_sensor = false;
@@ -89,6 +93,10 @@ struct ShapeRecord {
   uint32_t body_slot = 0;
   uint32_t index_in_body = 0;
   int32_t proxy = -1;  // leaf in the body's tree; -1 once removed
+  // Into local_points, or kDerivedLocal: then local point k is world
+  // point k - the body's position (exact: Q32.32 addition wraps, so the
+  // subtraction undoes it), which AppendShape checked for every point.
+  uint32_t local_offset = 0;
   Fixed friction;
   Fixed restitution;
   Fixed density;
@@ -156,7 +164,7 @@ struct World::Impl {
 
   std::vector<internal::ShapeRecord> shapes;
   size_t dead_shapes = 0;
-  std::vector<Vec2> local_points;
+  std::vector<Vec2> local_points;  // see ShapeRecord::local_offset
   std::vector<Vec2> world_points;
 
   // Persistent contacts and sensor overlaps, sorted by (a, b).
@@ -196,6 +204,15 @@ struct World::Impl {
     return &shapes[body->first_shape + ref.shape_index];
   }
 
+  /// Local point k of a live shape, stored or derived (ShapeRecord::local_offset).
+  Vec2 LocalPoint(const internal::ShapeRecord& s, int k) const {
+    if (s.local_offset != internal::kDerivedLocal) return local_points[s.local_offset + k];
+    return world_points[s.point_offset + k] - bodies[s.body_slot].transform.p;
+  }
+  /// Stores the local points of a body's shapes that derive them, before
+  /// its transform changes (they derive from the current one).
+  void StoreLocalPoints(uint32_t slot);
+
   /// The world-space proxy of a live shape.
   ShapeProxy ProxyOf(const internal::ShapeRecord& s) const {
     return internal::ProxyFromPoints(s, &world_points[s.point_offset]);
@@ -215,7 +232,9 @@ struct World::Impl {
   /// transform changed: PlaceShape, then the tree move it needs.
   void SyncBodyShapes(uint32_t slot);
   /// The world points of a shape of `body`, placed at the body's transform;
-  /// returns the shape's tight box. Touches no tree.
+  /// returns the shape's tight box. Touches no tree. The shape's local
+  /// points are stored (every movable shape's; a static one's after
+  /// StoreLocalPoints).
   Aabb PlaceShape(const internal::BodyRecord& body, const internal::ShapeRecord& s);
   /// For a movable body's shape whose tight box is now `box`: true, with
   /// the fat box to move its proxy to in *fat, when the tree's box no

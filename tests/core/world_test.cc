@@ -310,6 +310,46 @@ TEST(World, BodyMotion_KeptWhereDefinedAndReused) {
   EXPECT_EQ(world.GetBodyDef(2)->gravity_scale, Fd(2));
 }
 
+// The box and capsule of StaticLocalPoints_SameDefinitionAfterMoves, as
+// GetBodyDef returns them (vertices, centres, radii).
+void ExpectBoxAndCapsule(const BodyDef& got, const Polygon& box, const Capsule& capsule) {
+  ASSERT_EQ(got.shapes.size(), 2u);
+  EXPECT_EQ(got.shapes[0].shape.polygon.count, box.count);
+  EXPECT_EQ(got.shapes[0].shape.polygon.vertices, box.vertices);
+  EXPECT_EQ(got.shapes[1].shape.capsule.center1, capsule.center1);
+  EXPECT_EQ(got.shapes[1].shape.capsule.center2, capsule.center2);
+  EXPECT_EQ(got.shapes[1].shape.capsule.radius, capsule.radius);
+}
+
+// An unrotated static body derives its shapes' local points from the world
+// points; moving it stores them first, so its definition never changes.
+TEST(World, StaticLocalPoints_SameDefinitionAfterMoves) {
+  World world(WorldDef{Vd(0, -10), 60, 1000});
+  Polygon box;
+  ASSERT_EQ(MakeBox(Fd(0.75), Fd(0.5), &box), ShapeError::kOk);
+  const Capsule capsule{Vd(-1, 0.5), Vd(2, 1), Fd(0.25)};
+  BodyDef plain;
+  plain.id = 1;
+  plain.transform.p = Vd(3.25, -7.5);
+  ShapeDef sd;
+  sd.shape = Shape::FromPolygon(box);
+  plain.shapes.push_back(sd);
+  sd.shape = Shape::FromCapsule(capsule);
+  plain.shapes.push_back(sd);
+  BodyDef turned = plain;
+  turned.id = 2;
+  turned.transform.q = MakeRot(Fd(0.5));
+  ASSERT_TRUE(world.AddBodies(std::vector<BodyDef>{plain, turned}).ok());
+  ExpectBoxAndCapsule(*world.GetBodyDef(1), box, capsule);
+  ExpectBoxAndCapsule(*world.GetBodyDef(2), box, capsule);
+  World restored;
+  ASSERT_TRUE(World::Restore(world.Snapshot(), &restored).ok());
+  EXPECT_EQ(restored.Snapshot(), world.Snapshot());
+  ASSERT_TRUE(world.SetBodyTransform(1, Transform{Vd(-5, 2), MakeRot(Fd(1.25))}).ok());
+  ASSERT_TRUE(world.SetBodyTransform(1, Transform{Vd(4, 4), kRotIdentity}).ok());
+  ExpectBoxAndCapsule(*world.GetBodyDef(1), box, capsule);
+}
+
 TEST(World, Restore_RejectsDamagedImagesAndLeavesTargetUnchanged) {
   World world;
   ASSERT_TRUE(world.AddBody(Disk(1, 0, 0, 1)).ok());
