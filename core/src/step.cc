@@ -48,7 +48,12 @@ void SetUpBodies(const World::Impl& w, StepState* st) {
   st->world_center.resize(w.bodies.size());
   for (uint32_t slot = 0; slot < w.bodies.size(); ++slot) {
     const BodyRecord& body = w.bodies[slot];
-    if (body.id != 0) st->world_center[slot] = TransformPoint(body.transform, w.MotionOf(body).local_center);
+    if (body.id == 0) continue;
+    // A body without a motion record has its centre at the origin, where
+    // TransformPoint gives p exactly: no rotation to compute.
+    st->world_center[slot] = body.motion == internal::BodyRecord::kNone
+                                 ? body.transform.p
+                                 : TransformPoint(body.transform, w.motions[body.motion].local_center);
   }
   const Fixed gravity_l1 = Abs(w.def.gravity.x) + Abs(w.def.gravity.y);
   for (size_t i = 0; i < st->movers.size(); ++i) {

@@ -476,7 +476,7 @@ bool World::Impl::NeedsRefit(const BodyRecord& body, const ShapeRecord& s, const
   // tick); fat boxes decide only what the tree visits, never a result.
   // |v| <= 2^24 and tick_hz >= 1 bound the reach by 2^26: with boxes inside
   // the world range (2^29) the fat box stays below 2^30, inside Q32.32.
-  const Vec2 ahead = Fixed::FromRatio(4, def.tick_hz) * MotionOf(body).linear_velocity;
+  const Vec2 ahead = Fixed::FromRatio(4, def.tick_hz) * motions[body.motion].linear_velocity;  // movable: has one
   *fat = FattenAhead(box, ahead);
   return true;
 }
