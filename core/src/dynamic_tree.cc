@@ -35,9 +35,9 @@ int32_t DynamicTree::CreateProxy(const Aabb& aabb, uint32_t user) {
     proxy_node_[proxy] = leaf;
   }
   nodes_[leaf].aabb = aabb;
-  nodes_[leaf].user = user;
+  nodes_[leaf].child1 = LeafTag(proxy);
+  nodes_[leaf].child2 = static_cast<int32_t>(user);
   nodes_[leaf].height = 0;
-  nodes_[leaf].proxy = proxy;
   InsertLeaf(leaf);
   ++leaf_count_;
   return proxy;
@@ -227,7 +227,7 @@ void DynamicTree::LayOutDepthFirst() {
       pending.pop_back();
       const Node& old_node = nodes_[old_index];
       if (old_node.IsLeaf()) {
-        proxy_node_[old_node.proxy] = new_index;
+        proxy_node_[old_node.Proxy()] = new_index;
         continue;
       }
       const int32_t first = static_cast<int32_t>(laid_out.size());
@@ -353,7 +353,7 @@ int32_t DynamicTree::BuildTopDown(int32_t* leaves, int32_t count) {
 int32_t DynamicTree::ValidateNode(int32_t index, bool* ok) const {
   const Node& node = nodes_[index];
   if (node.IsLeaf()) {
-    if (node.height != 0 || node.child2 != kNull) *ok = false;
+    if (node.height != 0 || node.child1 == kNull) *ok = false;
     return 1;
   }
   if (nodes_[node.child1].parent != index || nodes_[node.child2].parent != index) *ok = false;
@@ -368,7 +368,7 @@ bool DynamicTree::Validate() const {
   bool ok = nodes_[root_].parent == kNull;
   for (size_t p = 0; p < proxy_node_.size(); ++p) {
     const int32_t node = proxy_node_[p];
-    if (node >= 0 && (!nodes_[node].IsLeaf() || nodes_[node].height != 0 || nodes_[node].proxy != static_cast<int32_t>(p))) {
+    if (node >= 0 && (!nodes_[node].IsLeaf() || nodes_[node].height != 0 || nodes_[node].Proxy() != static_cast<int32_t>(p))) {
       ok = false;
     }
   }

@@ -51,8 +51,8 @@ class DynamicTree {
   void MoveProxy(int32_t proxy, const Aabb& aabb);
 
   const Aabb& GetAabb(int32_t proxy) const { return nodes_[proxy_node_[proxy]].aabb; }
-  uint32_t GetUser(int32_t proxy) const { return nodes_[proxy_node_[proxy]].user; }
-  void SetUser(int32_t proxy, uint32_t user) { nodes_[proxy_node_[proxy]].user = user; }
+  uint32_t GetUser(int32_t proxy) const { return nodes_[proxy_node_[proxy]].User(); }
+  void SetUser(int32_t proxy, uint32_t user) { nodes_[proxy_node_[proxy]].child2 = static_cast<int32_t>(user); }
   int32_t leaf_count() const { return leaf_count_; }
   int32_t height() const { return root_ == kNull ? 0 : nodes_[root_].height; }
 
@@ -82,16 +82,21 @@ class DynamicTree {
   }
 
  private:
+  // 48 bytes: a leaf has no children, an inner node no user value and no
+  // proxy id, so a leaf keeps those two in its child fields (a static world
+  // holds two nodes per shape). Heights stay plain fields: the AVL
+  // rotations read them without asking what kind of node they are.
   struct Node {
     Aabb aabb;
     int32_t parent = kNull;  // or the next free node while on the free list
-    int32_t child1 = kNull;
-    int32_t child2 = kNull;
+    int32_t child1 = kNull;  // a leaf's is LeafTag(proxy id) (< kNull); kNull on the free list
+    int32_t child2 = kNull;  // a leaf's is its user value
     int32_t height = 0;      // 0 for leaves, -1 for free nodes
-    uint32_t user = 0;
-    int32_t proxy = kNull;   // a leaf's proxy id
-    bool IsLeaf() const { return child1 == kNull; }
+    bool IsLeaf() const { return child1 < 0; }  // free nodes too
+    uint32_t User() const { return static_cast<uint32_t>(child2); }
+    int32_t Proxy() const { return -2 - child1; }
   };
+  static constexpr int32_t LeafTag(int32_t proxy) { return -2 - proxy; }
 
   int32_t AllocateNode();
   void FreeNode(int32_t node);
@@ -132,7 +137,7 @@ uint64_t DynamicTree::Query(const Aabb& box, Visit&& visit) const {
   while (top > 0) {
     const Node& node = nodes_[stack[--top]];
     if (node.IsLeaf()) {
-      if (!visit(node.user)) return visits;
+      if (!visit(node.User())) return visits;
       continue;
     }
     visits += 2;
@@ -312,7 +317,7 @@ uint64_t DynamicTree::RayCast(Vec2 origin, Vec2 translation, Fixed max_fraction,
       if (!filter.MayTouch(node.aabb, &centre)) continue;
     }
     if (node.IsLeaf()) {
-      const Fixed next = clip(node.user);
+      const Fixed next = clip(node.User());
       if (next < kFixedZero) return visits;
       if (next < max_fraction) {
         max_fraction = next;

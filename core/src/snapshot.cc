@@ -128,11 +128,12 @@ std::vector<uint8_t> Encode(const World::Impl& w, bool for_hash) {
     out.V(b.transform.p);
     out.F(b.transform.q.c);
     out.F(b.transform.q.s);
-    out.V(b.linear_velocity);
-    out.F(b.angular_velocity);
-    out.F(b.linear_damping);
-    out.F(b.angular_damping);
-    out.F(b.gravity_scale);
+    const internal::BodyMotion& m = w.MotionOf(b);
+    out.V(m.linear_velocity);
+    out.F(m.angular_velocity);
+    out.F(m.linear_damping);
+    out.F(m.angular_damping);
+    out.F(m.gravity_scale);
     out.U32(b.shape_count);
     for (uint32_t i = 0; i < b.shape_count; ++i) {
       const ShapeRecord& s = w.shapes[b.first_shape + i];
@@ -140,7 +141,7 @@ std::vector<uint8_t> Encode(const World::Impl& w, bool for_hash) {
       out.U8(s.is_sensor ? 1 : 0);
       out.U8(s.point_count);
       out.F(s.radius);
-      for (int k = 0; k < s.point_count; ++k) out.V(w.local_points[s.point_offset + k]);
+      for (int k = 0; k < s.point_count; ++k) out.V(w.LocalPoint(s, k));
       out.U64(s.filter.category_bits);
       out.U64(s.filter.mask_bits);
       out.I32(s.filter.group_index);
@@ -172,8 +173,9 @@ std::vector<uint8_t> Encode(const World::Impl& w, bool for_hash) {
   }
   if (w.def.allow_sleep) {
     for (const auto& [id, slot] : order) {
-      out.U8(w.bodies[slot].awake ? 1 : 0);
-      out.F(w.bodies[slot].sleep_time);
+      const internal::BodyMotion& m = w.MotionOf(w.bodies[slot]);
+      out.U8(m.awake ? 1 : 0);
+      out.F(m.sleep_time);
     }
   }
   return bytes;
@@ -405,7 +407,7 @@ Status ValidateSleepingContacts(const World::Impl& w) {
   for (size_t i = 0; i < w.contacts.size(); ++i) {
     const BodyRecord* a = w.Find(w.contacts[i].a.body_id);
     const BodyRecord* b = w.Find(w.contacts[i].b.body_id);
-    if (a->type != BodyType::kStatic && b->type != BodyType::kStatic && a->awake != b->awake) {
+    if (a->type != BodyType::kStatic && b->type != BodyType::kStatic && w.MotionOf(*a).awake != w.MotionOf(*b).awake) {
       return Corrupt("contacts[" + std::to_string(i) + "]: joins an awake body and an asleep one");
     }
   }
@@ -457,9 +459,13 @@ Status World::Restore(std::span<const uint8_t> bytes, World* out) {
   if (Status s = ValidateContacts(*restored.impl_, contacts); !s.ok()) return s;
   if (Status s = ValidateSensors(*restored.impl_, sensors); !s.ok()) return s;
   for (size_t i = 0; i < sleep.size(); ++i) {
-    BodyRecord& record = restored.impl_->bodies[restored.impl_->ids.Find(defs[i].id)];
-    record.awake = sleep[i].first;
-    record.sleep_time = sleep[i].second;
+    // ReadSleep let a static body through only awake with a zero timer,
+    // which is what it has: only movers (which have a motion) are set.
+    if (defs[i].type == BodyType::kStatic) continue;
+    const BodyRecord& record = restored.impl_->bodies[restored.impl_->ids.Find(defs[i].id)];
+    internal::BodyMotion& motion = restored.impl_->MoverMotion(record);
+    motion.awake = sleep[i].first;
+    motion.sleep_time = sleep[i].second;
   }
   restored.impl_->tick = tick;
   restored.impl_->contacts = std::move(contacts);

@@ -39,7 +39,7 @@ class StageClock {
 void SetUpBodies(const World::Impl& w, StepState* st) {
   for (uint32_t slot = 0; slot < w.bodies.size(); ++slot) {
     const BodyRecord& body = w.bodies[slot];
-    if (body.id != 0 && body.type != BodyType::kStatic && body.awake) st->movers.push_back({body.id, slot});
+    if (body.id != 0 && body.type != BodyType::kStatic && w.MotionOf(body).awake) st->movers.push_back({body.id, slot});
   }
   // Slots are usually in id order already (bodies added in id order): the
   // check is n steps where the sort was n log n. Ids are unique, so either
@@ -51,19 +51,25 @@ void SetUpBodies(const World::Impl& w, StepState* st) {
   st->world_center.resize(w.bodies.size());
   for (uint32_t slot = 0; slot < w.bodies.size(); ++slot) {
     const BodyRecord& body = w.bodies[slot];
-    if (body.id != 0 && body.awake) st->world_center[slot] = TransformPoint(body.transform, body.local_center);
+    if (body.id == 0 || !w.MotionOf(body).awake) continue;
+    // A body without a motion record has its centre at the origin, where
+    // TransformPoint gives p exactly: no rotation to compute.
+    st->world_center[slot] = body.motion == internal::BodyRecord::kNone
+                                 ? body.transform.p
+                                 : TransformPoint(body.transform, w.motions[body.motion].local_center);
   }
   const Fixed gravity_l1 = Abs(w.def.gravity.x) + Abs(w.def.gravity.y);
   for (size_t i = 0; i < st->movers.size(); ++i) {
     const uint32_t slot = st->movers[i].second;
     const BodyRecord& body = w.bodies[slot];
+    const internal::BodyMotion& motion = w.motions[body.motion];
     st->solver_index[slot] = static_cast<int32_t>(i + 1);
     internal::SolverBody& sb = st->solver[i + 1];
-    sb.v = body.linear_velocity;
-    sb.w = body.angular_velocity;
-    sb.inv_mass = body.inv_mass;
-    sb.inv_inertia = body.inv_inertia;
-    st->reach[slot] = internal::BodyReach(body, gravity_l1, st->dt);
+    sb.v = motion.linear_velocity;
+    sb.w = motion.angular_velocity;
+    sb.inv_mass = motion.inv_mass;
+    sb.inv_inertia = motion.inv_inertia;
+    st->reach[slot] = internal::BodyReach(body.type, motion, gravity_l1, st->dt);
     if (body.type == BodyType::kKinematic) st->any_kinematic = true;
   }
 }
@@ -207,7 +213,7 @@ Status World::StepWithin(uint64_t max_pairs, TickEvents* events, StepTimes* time
   // Nothing has changed yet but the wakes, undone here (they keep the
   // timers): setting up and finding pairs read the world.
   if (st.over_budget) {
-    for (const uint32_t slot : st.woken) w.bodies[slot].awake = false;
+    for (const uint32_t slot : st.woken) w.MoverMotion(w.bodies[slot]).awake = false;
     return Status(StatusCode::kResourceExhausted, "the tick from " + std::to_string(w.tick) +
                                                       " would find more than " + std::to_string(max_pairs) +
                                                       " candidate contact pairs (shapes piled on one another)");

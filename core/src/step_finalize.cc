@@ -65,7 +65,7 @@ bool MovesFarEnough(const World::Impl& w, const ShapeRecord& s, Vec2 motion) {
 
 ShapeProxy PlacedProxy(const World::Impl& w, const ShapeRecord& s, const Transform& xf) {
   Vec2 placed[kMaxPolygonVertices];
-  for (int i = 0; i < s.point_count; ++i) placed[i] = TransformPoint(xf, w.local_points[s.point_offset + i]);
+  for (int i = 0; i < s.point_count; ++i) placed[i] = TransformPoint(xf, w.LocalPoint(s, i));
   return ProxyFromPoints(s, placed);
 }
 
@@ -78,17 +78,18 @@ namespace {
 // (StepState::world_center: TransformPoint of the same pose and centre).
 // `memo` is the body's slot's RotationMemo: NormalizeRot of the same
 // rotation as last time is last time's answer (a body that has not turned).
-Transform SolvedPose(BodyRecord& body, const SolverBody& sb, Vec2 start_center, RotationMemo* memo, MoverPath* path) {
-  body.linear_velocity = sb.v;
-  body.angular_velocity = sb.w;
+Transform SolvedPose(const BodyRecord& body, BodyMotion& motion, const SolverBody& sb, Vec2 start_center,
+                     RotationMemo* memo, MoverPath* path) {
+  motion.linear_velocity = sb.v;
+  motion.angular_velocity = sb.w;
   Vec2 end_center = start_center + sb.delta_position;
-  ClampToWorld(&end_center, &body.linear_velocity);
+  ClampToWorld(&end_center, &motion.linear_velocity);
   const Rot turned = MulRot(sb.delta_rotation, body.transform.q);
   if (!memo->valid || memo->in != turned) *memo = {turned, NormalizeRot(turned), true};
   const Rot q = memo->out;
-  path->start = {start_center - RotateVector(q, body.local_center), q};
+  path->start = {start_center - RotateVector(q, motion.local_center), q};
   path->motion = sb.delta_position;
-  return {end_center - RotateVector(q, body.local_center), q};
+  return {end_center - RotateVector(q, motion.local_center), q};
 }
 
 // The pose reached by moving from path.start along path.motion up to just
@@ -164,7 +165,8 @@ void FinalizeInOrder(World::Impl& w, StepState& st, std::vector<MoverPath>& path
   for (size_t i = 0; i < st.movers.size(); ++i) {
     const uint32_t slot = st.movers[i].second;
     BodyRecord& body = w.bodies[slot];
-    ends[i] = SolvedPose(body, st.solver[i + 1], st.world_center[slot], &st.rotation_memo[slot], &paths[i]);
+    ends[i] = SolvedPose(body, w.MoverMotion(body), st.solver[i + 1], st.world_center[slot], &st.rotation_memo[slot],
+                         &paths[i]);
     if (IsBullet(body)) continue;
     if (FinalizeMover(w, st, body, &paths[i], &ends[i])) st.swept.push_back({slot, paths[i].start, paths[i].motion});
     body.transform = ends[i];
@@ -188,7 +190,7 @@ void FinalizeInTasks(World::Impl& w, StepState& st, std::vector<MoverPath>& path
   st.tasks.Run(chunks, [&](uint32_t c, uint32_t) {
     for (size_t i = ChunkBegin(n, chunks, c); i < ChunkBegin(n, chunks, c + 1); ++i) {
       BodyRecord& body = w.bodies[st.movers[i].second];
-      ends[i] = SolvedPose(body, st.solver[i + 1], st.world_center[st.movers[i].second],
+      ends[i] = SolvedPose(body, w.MoverMotion(body), st.solver[i + 1], st.world_center[st.movers[i].second],
                            &st.rotation_memo[st.movers[i].second], &paths[i]);
       if (IsBullet(body)) continue;
       swept[i] = FinalizeMover(w, st, body, &paths[i], &ends[i]) ? 1 : 0;

@@ -28,16 +28,16 @@ Fixed Extent(const World::Impl& w, const BodyRecord& b, Vec2 center) {
 }
 
 // Whether a body's fastest point is within kSleepSpeed (limits.h).
-bool IsSlow(const World::Impl& w, const BodyRecord& b) {
-  const Fixed linear = Max(Abs(b.linear_velocity.x), Abs(b.linear_velocity.y));
+bool IsSlow(const World::Impl& w, const BodyRecord& b, const BodyMotion& m) {
+  const Fixed linear = Max(Abs(m.linear_velocity.x), Abs(m.linear_velocity.y));
   if (linear > kSleepSpeed) return false;
-  if (b.angular_velocity == kFixedZero) return true;
+  if (m.angular_velocity == kFixedZero) return true;
   // A product saturates (fixed.h), never wraps: a huge one is just large.
-  const Fixed turning = Extent(w, b, TransformPoint(b.transform, b.local_center)) * Abs(b.angular_velocity);
+  const Fixed turning = Extent(w, b, TransformPoint(b.transform, m.local_center)) * Abs(m.angular_velocity);
   return turning <= kSleepSpeed - linear;
 }
 
-bool Moves(const BodyRecord& b) { return b.linear_velocity != Vec2{} || b.angular_velocity != kFixedZero; }
+bool Moves(const BodyMotion& m) { return m.linear_velocity != Vec2{} || m.angular_velocity != kFixedZero; }
 
 // The kept contacts between two non-static bodies as adjacency lists by
 // body slot (built only when something asleep is to be woken).
@@ -77,19 +77,20 @@ void WakeIslands(World::Impl& w, std::optional<ContactGraph>* graph, const std::
                  std::vector<uint32_t>* woken) {
   std::vector<uint32_t> stack;
   for (const uint32_t seed : seeds) {
-    BodyRecord& body = w.bodies[seed];
+    const BodyRecord& body = w.bodies[seed];
     if (body.type == BodyType::kStatic) continue;
-    if (reset) body.sleep_time = kFixedZero;
-    if (body.awake) continue;
+    BodyMotion& motion = w.MoverMotion(body);
+    if (reset) motion.sleep_time = kFixedZero;
+    if (motion.awake) continue;
     if (!graph->has_value()) graph->emplace(w);
-    body.awake = true;
+    motion.awake = true;
     stack.push_back(seed);
     while (!stack.empty()) {
       const uint32_t slot = stack.back();
       stack.pop_back();
       woken->push_back(slot);
       for (const uint32_t other : (*graph)->Neighbours(slot)) {
-        BodyRecord& o = w.bodies[other];
+        BodyMotion& o = w.MoverMotion(w.bodies[other]);
         if (reset) o.sleep_time = kFixedZero;
         if (o.awake) continue;
         o.awake = true;
@@ -108,7 +109,7 @@ void AsleepWithin(const World::Impl& w, const BodyRecord& body, const ShapeRecor
   w.movable_tree.Query(box, [&](uint32_t other) {
     const ShapeRecord& o = w.shapes[other];
     const BodyRecord& ob = w.bodies[o.body_slot];
-    if (ob.awake || o.is_sensor || o.body_slot == s.body_slot) return true;
+    if (w.MotionOf(ob).awake || o.is_sensor || o.body_slot == s.body_slot) return true;
     if (body.type != BodyType::kDynamic && ob.type != BodyType::kDynamic) return true;
     if (ShouldCollide(s.filter, o.filter) && Overlaps(box, PlacedBox(w, o))) out->push_back(o.body_slot);
     return true;
@@ -119,16 +120,16 @@ Aabb Grow(const Aabb& box, Fixed g) { return {box.lower - Vec2{g, g}, box.upper 
 
 }  // namespace
 
-Fixed BodyReach(const BodyRecord& body, Fixed gravity_l1, Fixed dt) {
-  const Fixed speed = Abs(body.linear_velocity.x) + Abs(body.linear_velocity.y) +
-                      (body.type == BodyType::kDynamic ? Abs(body.gravity_scale) * gravity_l1 * dt : kFixedZero);
+Fixed BodyReach(BodyType type, const BodyMotion& motion, Fixed gravity_l1, Fixed dt) {
+  const Fixed speed = Abs(motion.linear_velocity.x) + Abs(motion.linear_velocity.y) +
+                      (type == BodyType::kDynamic ? Abs(motion.gravity_scale) * gravity_l1 * dt : kFixedZero);
   return speed * dt;
 }
 
 bool ContactAsleep(const World::Impl& w, const ContactState& c) {
   const BodyRecord* body = w.Find(c.a.body_id);
   if (body->type == BodyType::kStatic) body = w.Find(c.b.body_id);
-  return !body->awake;
+  return !w.MotionOf(*body).awake;
 }
 
 namespace {
@@ -150,10 +151,11 @@ void AsleepReached(const World::Impl& w, const std::vector<uint32_t>& asleep, Fi
       w.movable_tree.Query(Grow(tight, max_reach + kSpeculativeDistance), [&](uint32_t other) {
         const ShapeRecord& o = w.shapes[other];
         const BodyRecord& ob = w.bodies[o.body_slot];
-        if (!ob.awake || o.is_sensor || o.body_slot == slot || !(ob.type == BodyType::kDynamic || Moves(ob))) return true;
+        const BodyMotion& om = w.MotionOf(ob);
+        if (!om.awake || o.is_sensor || o.body_slot == slot || !(ob.type == BodyType::kDynamic || Moves(om))) return true;
         if (body.type != BodyType::kDynamic && ob.type != BodyType::kDynamic) return true;
         if (!ShouldCollide(s.filter, o.filter)) return true;
-        reached = Overlaps(Grow(PlacedBox(w, o), BodyReach(ob, gravity_l1, dt) + kSpeculativeDistance), tight);
+        reached = Overlaps(Grow(PlacedBox(w, o), BodyReach(ob.type, om, gravity_l1, dt) + kSpeculativeDistance), tight);
         return !reached;
       });
       if (reached) {
@@ -172,9 +174,10 @@ void WakeTouched(World::Impl& w, Fixed dt, std::vector<uint32_t>* woken_all) {
   for (uint32_t slot = 0; slot < w.bodies.size(); ++slot) {
     const BodyRecord& body = w.bodies[slot];
     if (body.id == 0 || body.type == BodyType::kStatic) continue;
-    if (!body.awake) {
+    const BodyMotion& motion = w.MoverMotion(body);
+    if (!motion.awake) {
       asleep.push_back(slot);
-    } else if (body.type == BodyType::kDynamic || Moves(body)) {
+    } else if (body.type == BodyType::kDynamic || Moves(motion)) {
       sources.push_back(slot);
     }
   }
@@ -187,13 +190,13 @@ void WakeTouched(World::Impl& w, Fixed dt, std::vector<uint32_t>* woken_all) {
     seeds.clear();
     if (first && asleep.size() < sources.size()) {
       Fixed max_reach;
-      for (const uint32_t slot : sources) max_reach = Max(max_reach, BodyReach(w.bodies[slot], gravity_l1, dt));
+      for (const uint32_t slot : sources) max_reach = Max(max_reach, BodyReach(w.bodies[slot].type, w.MoverMotion(w.bodies[slot]), gravity_l1, dt));
       AsleepReached(w, asleep, gravity_l1, dt, max_reach, &seeds);
     } else {
       for (const uint32_t slot : sources) {
         const BodyRecord& body = w.bodies[slot];
         // The pair rule with an asleep partner, whose reach is zero.
-        const Fixed g = BodyReach(body, gravity_l1, dt) + kSpeculativeDistance;
+        const Fixed g = BodyReach(body.type, w.MoverMotion(body), gravity_l1, dt) + kSpeculativeDistance;
         for (uint32_t i = 0; i < body.shape_count; ++i) {
           const ShapeRecord& s = w.shapes[body.first_shape + i];
           if (!s.is_sensor) AsleepWithin(w, body, s, Grow(PlacedBox(w, s), g), &seeds);
@@ -217,9 +220,10 @@ void UpdateSleep(World::Impl& w, StepState* st) {
   const size_t n = st->movers.size();
   bool any_ready = false;
   for (const auto& [id, slot] : st->movers) {
-    BodyRecord& body = w.bodies[slot];
-    body.sleep_time = IsSlow(w, body) ? Min(body.sleep_time + st->dt, kTimeToSleep) : kFixedZero;
-    any_ready = any_ready || body.sleep_time == kTimeToSleep;
+    const BodyRecord& body = w.bodies[slot];
+    BodyMotion& motion = w.MoverMotion(body);
+    motion.sleep_time = IsSlow(w, body, motion) ? Min(motion.sleep_time + st->dt, kTimeToSleep) : kFixedZero;
+    any_ready = any_ready || motion.sleep_time == kTimeToSleep;
   }
   // No timer at the cap: no island can sleep (while the world moves).
   if (!any_ready) return;
@@ -243,14 +247,14 @@ void UpdateSleep(World::Impl& w, StepState* st) {
   std::vector<uint8_t>& ready = st->sleep_ready;  // by root: every timer at the cap
   ready.assign(n + 1, 1);
   for (uint32_t j = 1; j <= n; ++j) {
-    if (w.bodies[st->movers[j - 1].second].sleep_time < kTimeToSleep) ready[root(j)] = 0;
+    if (w.MoverMotion(w.bodies[st->movers[j - 1].second]).sleep_time < kTimeToSleep) ready[root(j)] = 0;
   }
   for (uint32_t j = 1; j <= n; ++j) {
     if (ready[root(j)] == 0) continue;
-    BodyRecord& body = w.bodies[st->movers[j - 1].second];
-    body.awake = false;
-    body.linear_velocity = Vec2{};
-    body.angular_velocity = kFixedZero;
+    BodyMotion& motion = w.MoverMotion(w.bodies[st->movers[j - 1].second]);
+    motion.awake = false;
+    motion.linear_velocity = Vec2{};
+    motion.angular_velocity = kFixedZero;
   }
 }
 

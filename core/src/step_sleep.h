@@ -35,7 +35,7 @@ struct StepState;
 /// How far a movable body can travel in a tick of `dt` seconds: the L1
 /// bound of its velocity plus what gravity (L1 norm `gravity_l1`) adds;
 /// the step's speculative reach.
-Fixed BodyReach(const BodyRecord& body, Fixed gravity_l1, Fixed dt);
+Fixed BodyReach(BodyType type, const BodyMotion& motion, Fixed gravity_l1, Fixed dt);
 
 /// Before stage 1: wakes every asleep island an awake mover's pair-rule
 /// box reaches, to a fixed point; appends the bodies it woke to *woken (a

@@ -201,9 +201,10 @@ void PrepareIntegration(const World::Impl& w, StepState* st) {
     BodyIntegration& bi = st->integration[i];
     bi.dynamic = body.type == BodyType::kDynamic;
     if (!bi.dynamic) continue;
-    bi.linear_divisor = kFixedOne + h * body.linear_damping;
-    bi.angular_divisor = kFixedOne + h * body.angular_damping;
-    const Fixed hs = h * body.gravity_scale;
+    const internal::BodyMotion& motion = w.motions[body.motion];
+    bi.linear_divisor = kFixedOne + h * motion.linear_damping;
+    bi.angular_divisor = kFixedOne + h * motion.angular_damping;
+    const Fixed hs = h * motion.gravity_scale;
     bi.gravity_step = {hs * w.def.gravity.x, hs * w.def.gravity.y};
   }
 }

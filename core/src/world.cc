@@ -11,7 +11,10 @@
 
 namespace arbiter {
 
+using internal::BodyMotion;
 using internal::BodyRecord;
+using internal::kDerivedLocal;
+using internal::kNoMotion;
 using internal::ShapeRecord;
 
 namespace {
@@ -51,12 +54,20 @@ int LocalPoints(const Shape& shape, Vec2* out, Fixed* radius) {
 
 // Mass properties of a dynamic body (body_mass.h); other bodies are
 // immovable (zeros). AddBodies validated the body, so the sums fit.
-void SetMassData(const BodyDef& def, BodyRecord* body) {
+void SetMassData(const BodyDef& def, BodyMotion* motion) {
   internal::BodyMass mass;
   if (def.type != BodyType::kDynamic || !internal::ComputeBodyMass(def.shapes, &mass)) mass = {};
-  body->local_center = mass.local_center;
-  body->inv_mass = mass.inv_mass;
-  body->inv_inertia = mass.inv_inertia;
+  motion->local_center = mass.local_center;
+  motion->inv_mass = mass.inv_mass;
+  motion->inv_inertia = mass.inv_inertia;
+}
+
+// Whether a body gets a motion record: every body that can move, and a
+// static one whose damping or gravity scale is not kNoMotion's (its
+// velocity and mass are zero either way).
+bool NeedsMotion(const BodyDef& def) {
+  return def.type != BodyType::kStatic || def.linear_damping != kNoMotion.linear_damping ||
+         def.angular_damping != kNoMotion.angular_damping || def.gravity_scale != kNoMotion.gravity_scale;
 }
 
 // Room for `extra` more elements: exactly that much for a big batch, but
@@ -119,48 +130,66 @@ Status CheckNewBodies(const World::Impl& w, std::span<const BodyDef> defs) {
 // Grows the arrays once, to the size needed, rather than by doubling:
 // vector slack would otherwise be a third of the memory per body.
 void ReserveFor(World::Impl& w, std::span<const BodyDef> defs) {
-  size_t shape_total = 0, point_total = 0;
+  size_t shape_total = 0, point_total = 0, local_total = 0, movable_total = 0;
   for (const BodyDef& def : defs) {
     shape_total += def.shapes.size();
+    if (def.type != BodyType::kStatic) movable_total += def.shapes.size();
     for (const ShapeDef& sd : def.shapes) {
       Vec2 scratch[kMaxPolygonVertices];
       Fixed radius;
-      point_total += static_cast<size_t>(LocalPoints(sd.shape, scratch, &radius));
+      const size_t points = static_cast<size_t>(LocalPoints(sd.shape, scratch, &radius));
+      point_total += points;
+      // Unrotated static bodies derive their local points (AppendShape).
+      if (def.type != BodyType::kStatic || def.transform.q != kRotIdentity) local_total += points;
     }
   }
   GrowFor(w.shapes, shape_total);
-  GrowFor(w.local_points, point_total);
+  GrowFor(w.local_points, local_total);
   GrowFor(w.world_points, point_total);
+  GrowFor(w.movable_fat_boxes, movable_total);  // at most one new proxy id each
+  const size_t motion_total = static_cast<size_t>(std::count_if(defs.begin(), defs.end(), NeedsMotion));
+  if (w.free_motion_slots.size() < motion_total) GrowFor(w.motions, motion_total - w.free_motion_slots.size());
   if (w.free_body_slots.size() < defs.size()) GrowFor(w.bodies, defs.size() - w.free_body_slots.size());
 }
 
-// A free body slot (the most recently freed first), or a new one.
-uint32_t TakeBodySlot(World::Impl& w) {
-  if (!w.free_body_slots.empty()) {
-    const uint32_t slot = w.free_body_slots.back();
-    w.free_body_slots.pop_back();
+// A free slot of `records` (the most recently freed first), or a new one.
+template <class T>
+uint32_t TakeSlot(std::vector<T>& records, std::vector<uint32_t>& free_slots) {
+  if (!free_slots.empty()) {
+    const uint32_t slot = free_slots.back();
+    free_slots.pop_back();
     return slot;
   }
-  w.bodies.emplace_back();
-  return static_cast<uint32_t>(w.bodies.size() - 1);
+  records.emplace_back();
+  return static_cast<uint32_t>(records.size() - 1);
 }
 
-// A body's record, its shapes to follow from `first_shape`. A static body
-// keeps no velocity.
-BodyRecord NewBodyRecord(const BodyDef& def, uint32_t first_shape) {
+// A body's motion record. A static body keeps no velocity.
+BodyMotion NewBodyMotion(const BodyDef& def) {
+  BodyMotion motion;
+  motion.linear_velocity = def.type == BodyType::kStatic ? Vec2{} : def.linear_velocity;
+  motion.angular_velocity = def.type == BodyType::kStatic ? kFixedZero : def.angular_velocity;
+  motion.linear_damping = def.linear_damping;
+  motion.angular_damping = def.angular_damping;
+  motion.gravity_scale = def.gravity_scale;
+  SetMassData(def, &motion);
+  return motion;
+}
+
+// A body's record, its shapes to follow from `first_shape`, and its motion
+// record when it needs one.
+BodyRecord NewBodyRecord(World::Impl& w, const BodyDef& def, uint32_t first_shape) {
   BodyRecord body;
   body.id = def.id;
   body.type = def.type;
   body.transform = def.transform;
-  body.linear_velocity = def.type == BodyType::kStatic ? Vec2{} : def.linear_velocity;
-  body.angular_velocity = def.type == BodyType::kStatic ? kFixedZero : def.angular_velocity;
-  body.linear_damping = def.linear_damping;
-  body.angular_damping = def.angular_damping;
-  body.gravity_scale = def.gravity_scale;
   body.is_bullet = def.is_bullet;
   body.first_shape = first_shape;
   body.shape_count = static_cast<uint32_t>(def.shapes.size());
-  SetMassData(def, &body);
+  if (NeedsMotion(def)) {
+    body.motion = TakeSlot(w.motions, w.free_motion_slots);
+    w.motions[body.motion] = NewBodyMotion(def);
+  }
   return body;
 }
 
@@ -183,16 +212,18 @@ bool AppendShape(World::Impl& w, const BodyDef& def, uint32_t slot, uint32_t ind
   s.alive = true;
   Vec2 local[kMaxPolygonVertices];
   s.point_count = static_cast<uint8_t>(LocalPoints(sd.shape, local, &s.radius));
-  s.point_offset = static_cast<uint32_t>(w.local_points.size());
+  s.point_offset = static_cast<uint32_t>(w.world_points.size());
+  bool derived = def.type == BodyType::kStatic;
   for (int k = 0; k < s.point_count; ++k) {
-    w.local_points.push_back(local[k]);
     w.world_points.push_back(TransformPoint(def.transform, local[k]));
+    derived = derived && w.world_points.back() - def.transform.p == local[k];
   }
+  s.local_offset = derived ? kDerivedLocal : static_cast<uint32_t>(w.local_points.size());
+  if (!derived) w.local_points.insert(w.local_points.end(), local, local + s.point_count);
   const uint32_t shape_index = static_cast<uint32_t>(w.shapes.size());
   const Aabb box = ComputeProxyAabb(w.ProxyOf(s));
   const bool is_static = def.type == BodyType::kStatic;
-  if (!is_static) s.fat_box = Fatten(box);
-  s.proxy = is_static ? w.static_tree.CreateProxy(box, shape_index) : w.movable_tree.CreateProxy(s.fat_box, shape_index);
+  s.proxy = is_static ? w.static_tree.CreateProxy(box, shape_index) : w.AddMovableProxy(Fatten(box), shape_index);
   w.shapes.push_back(s);
   return is_static;
 }
@@ -239,8 +270,8 @@ Status World::AddBodies(std::span<const BodyDef> defs) {
   ReserveFor(w, defs);
   size_t new_statics = 0, new_movables = 0;
   for (const BodyDef& def : defs) {
-    const uint32_t slot = TakeBodySlot(w);
-    w.bodies[slot] = NewBodyRecord(def, static_cast<uint32_t>(w.shapes.size()));
+    const uint32_t slot = TakeSlot(w.bodies, w.free_body_slots);
+    w.bodies[slot] = NewBodyRecord(w, def, static_cast<uint32_t>(w.shapes.size()));
     for (size_t i = 0; i < def.shapes.size(); ++i) {
       if (AppendShape(w, def, slot, static_cast<uint32_t>(i))) {
         ++new_statics;
@@ -297,6 +328,10 @@ Status World::RemoveBodies(std::span<const uint64_t> ids) {
       s.alive = false;
       ++w.dead_shapes;
     }
+    if (body.motion != BodyRecord::kNone) {
+      w.motions[body.motion] = BodyMotion();
+      w.free_motion_slots.push_back(body.motion);
+    }
     body = BodyRecord();
     w.free_body_slots.push_back(slot);
     w.ids.Erase(id);
@@ -312,6 +347,7 @@ Status World::SetBodyTransform(uint64_t id, const Transform& transform) {
   const uint32_t slot = w.ids.Find(id);
   if (slot == internal::IdMap::kMissing) return NotFoundError("body_id: no body " + std::to_string(id));
   if (Status s = internal::ValidateTransform(transform, "transform"); !s.ok()) return s;
+  w.StoreLocalPoints(slot);
   w.bodies[slot].transform = transform;
   w.SyncBodyShapes(slot);
   internal::WakeForChange(w, slot);
@@ -327,8 +363,9 @@ Status World::SetBodyVelocity(uint64_t id, Vec2 linear, Fixed angular) {
     return FailedPreconditionError("body_id: body " + std::to_string(id) + " is static and cannot move");
   }
   if (Status s = internal::ValidateVelocity(linear, angular, ""); !s.ok()) return s;
-  w.bodies[slot].linear_velocity = linear;
-  w.bodies[slot].angular_velocity = angular;
+  BodyMotion& motion = w.MoverMotion(w.bodies[slot]);
+  motion.linear_velocity = linear;
+  motion.angular_velocity = angular;
   internal::WakeForChange(w, slot);
   return OkStatus();
 }
@@ -351,8 +388,9 @@ Status World::SetShapeFilter(uint64_t id, uint32_t shape_index, const Filter& fi
 std::optional<BodyView> World::FindBody(uint64_t id) const {
   const BodyRecord* body = impl_->Find(id);
   if (body == nullptr) return std::nullopt;
-  return BodyView{body->id,          body->type,        body->transform, body->linear_velocity,
-                  body->angular_velocity, body->shape_count, body->awake};
+  const BodyMotion& motion = impl_->MotionOf(*body);
+  return BodyView{body->id,          body->type,         body->transform, motion.linear_velocity,
+                  motion.angular_velocity, body->shape_count, motion.awake};
 }
 
 std::optional<BodyDef> World::GetBodyDef(uint64_t id) const {
@@ -374,7 +412,9 @@ std::vector<uint64_t> World::BodyIds() const {
 size_t World::MemoryBytes() const {
   const Impl& w = *impl_;
   return sizeof(Impl) + w.bodies.capacity() * sizeof(BodyRecord) + w.free_body_slots.capacity() * sizeof(uint32_t) +
+         w.motions.capacity() * sizeof(BodyMotion) + w.free_motion_slots.capacity() * sizeof(uint32_t) +
          w.shapes.capacity() * sizeof(ShapeRecord) + (w.local_points.capacity() + w.world_points.capacity()) * sizeof(Vec2) +
+         w.movable_fat_boxes.capacity() * sizeof(Aabb) +
          w.ids.MemoryBytes() + w.static_tree.MemoryBytes() + w.movable_tree.MemoryBytes();
 }
 
@@ -410,26 +450,45 @@ void World::Impl::SyncBodyShapes(uint32_t slot) {
   }
 }
 
+void World::Impl::StoreLocalPoints(uint32_t slot) {
+  const BodyRecord& body = bodies[slot];
+  for (uint32_t i = 0; i < body.shape_count; ++i) {
+    ShapeRecord& s = shapes[body.first_shape + i];
+    if (s.local_offset != kDerivedLocal) continue;
+    const uint32_t offset = static_cast<uint32_t>(local_points.size());
+    for (int k = 0; k < s.point_count; ++k) local_points.push_back(LocalPoint(s, k));
+    s.local_offset = offset;
+  }
+}
+
 void World::Impl::MoveMovableProxy(ShapeRecord& s, const Aabb& fat) {
-  s.fat_box = fat;
+  movable_fat_boxes[s.proxy] = fat;
   movable_tree.MoveProxy(s.proxy, fat);
+}
+
+int32_t World::Impl::AddMovableProxy(const Aabb& fat, uint32_t user) {
+  const int32_t proxy = movable_tree.CreateProxy(fat, user);
+  // Proxy ids are dense (a freed id is handed out again first).
+  if (static_cast<size_t>(proxy) >= movable_fat_boxes.size()) movable_fat_boxes.resize(proxy + 1);
+  movable_fat_boxes[proxy] = fat;
+  return proxy;
 }
 
 Aabb World::Impl::PlaceShape(const BodyRecord& body, const ShapeRecord& s) {
   Vec2* const placed = &world_points[s.point_offset];
-  const Vec2* const local = &local_points[s.point_offset];
+  const Vec2* const local = &local_points[s.local_offset];
   for (int k = 0; k < s.point_count; ++k) placed[k] = TransformPoint(body.transform, local[k]);
   return internal::PlacedBox(*this, s);
 }
 
 bool World::Impl::NeedsRefit(const BodyRecord& body, const ShapeRecord& s, const Aabb& box, Aabb* fat) const {
-  if (Contains(s.fat_box, box)) return false;
+  if (Contains(movable_fat_boxes[s.proxy], box)) return false;
   // Four ticks of motion ahead, so a falling body leaves its box every few
   // ticks rather than every other one (tree moves were a tenth of a rain
   // tick); fat boxes decide only what the tree visits, never a result.
   // |v| <= 2^24 and tick_hz >= 1 bound the reach by 2^26: with boxes inside
   // the world range (2^29) the fat box stays below 2^30, inside Q32.32.
-  const Vec2 ahead = Fixed::FromRatio(4, def.tick_hz) * body.linear_velocity;
+  const Vec2 ahead = Fixed::FromRatio(4, def.tick_hz) * motions[body.motion].linear_velocity;  // movable: has one
   *fat = FattenAhead(box, ahead);
   return true;
 }
@@ -445,12 +504,14 @@ void World::Impl::CompactIfSparse() {
     const uint32_t first = static_cast<uint32_t>(new_shapes.size());
     for (uint32_t i = 0; i < body.shape_count; ++i) {
       ShapeRecord s = shapes[body.first_shape + i];
-      const uint32_t offset = static_cast<uint32_t>(new_local.size());
-      for (int k = 0; k < s.point_count; ++k) {
-        new_local.push_back(local_points[s.point_offset + k]);
-        new_world.push_back(world_points[s.point_offset + k]);
-      }
+      const uint32_t offset = static_cast<uint32_t>(new_world.size());
+      new_world.insert(new_world.end(), &world_points[s.point_offset], &world_points[s.point_offset] + s.point_count);
       s.point_offset = offset;
+      if (s.local_offset != kDerivedLocal) {
+        const uint32_t local_offset = static_cast<uint32_t>(new_local.size());
+        new_local.insert(new_local.end(), &local_points[s.local_offset], &local_points[s.local_offset] + s.point_count);
+        s.local_offset = local_offset;
+      }
       TreeFor(body.type).SetUser(s.proxy, static_cast<uint32_t>(new_shapes.size()));
       new_shapes.push_back(s);
     }
@@ -463,7 +524,8 @@ void World::Impl::CompactIfSparse() {
 }
 
 Shape World::Impl::LocalShapeOf(const ShapeRecord& s) const {
-  const Vec2* p = &local_points[s.point_offset];
+  Vec2 p[kMaxPolygonVertices];
+  for (int k = 0; k < s.point_count; ++k) p[k] = LocalPoint(s, k);
   switch (s.type) {
     case ShapeType::kCircle: return Shape::FromCircle({p[0], s.radius});
     case ShapeType::kCapsule: return Shape::FromCapsule({p[0], p[1], s.radius});
@@ -482,11 +544,12 @@ BodyDef World::Impl::BodyDefOf(const BodyRecord& body) const {
   out.id = body.id;
   out.type = body.type;
   out.transform = body.transform;
-  out.linear_velocity = body.linear_velocity;
-  out.angular_velocity = body.angular_velocity;
-  out.linear_damping = body.linear_damping;
-  out.angular_damping = body.angular_damping;
-  out.gravity_scale = body.gravity_scale;
+  const BodyMotion& motion = MotionOf(body);
+  out.linear_velocity = motion.linear_velocity;
+  out.angular_velocity = motion.angular_velocity;
+  out.linear_damping = motion.linear_damping;
+  out.angular_damping = motion.angular_damping;
+  out.gravity_scale = motion.gravity_scale;
   out.is_bullet = body.is_bullet;
   out.shapes.reserve(body.shape_count);
   for (uint32_t i = 0; i < body.shape_count; ++i) {

@@ -1,6 +1,8 @@
 // World storage. Bodies and shapes live in flat arrays addressed by slot;
 // shape geometry lives in two point pools (body-local and world-space) so a
-// box costs four points rather than a full eight-vertex polygon. Nothing
+// box costs four points rather than a full eight-vertex polygon. A static
+// shape whose local points are its world points less the body's position
+// (every shape of an unrotated static body) keeps no local points. Nothing
 // here is iterated in an order that depends on memory addresses or hashing:
 // wherever order reaches a result, ids are sorted first.
 #pragma once
@@ -19,18 +21,17 @@ namespace arbiter {
 
 namespace internal {
 
-struct BodyRecord {
-  uint64_t id = 0;  // 0 marks a free slot
-  Transform transform;
+/// What only a body that can move needs: velocity, damping, gravity scale
+/// and mass. Static bodies, most of a large world, have none (their
+/// velocity and mass are zero), unless their definition set damping or a
+/// gravity scale other than the defaults: those are kept, for the snapshot
+/// and GetBodyDef, in a record of their own. 96 bytes.
+struct BodyMotion {
   Vec2 linear_velocity;
   Fixed angular_velocity;
   Fixed linear_damping;
   Fixed angular_damping;
-  Fixed gravity_scale;
-  uint32_t first_shape = 0;
-  uint32_t shape_count = 0;
-  BodyType type = BodyType::kStatic;
-  bool is_bullet = false;
+  Fixed gravity_scale = kFixedOne;
   // Mass properties, derived from the shapes when the body is added.
   Vec2 local_center;  // centre of mass in the body frame
   Fixed inv_mass;     // zero for static and kinematic bodies
@@ -40,6 +41,22 @@ struct BodyRecord {
   // are state (snapshot version 2); without sleeping they stay 0 and true.
   Fixed sleep_time;
   bool awake = true;
+};
+
+/// The motion of a body without a motion record: at rest, the defaults.
+inline const BodyMotion kNoMotion{};
+
+/// A body: what every body has. Its motion, when it has one, is
+/// World::Impl::motions[motion]. 56 bytes.
+struct BodyRecord {
+  static constexpr uint32_t kNone = UINT32_MAX;
+  uint64_t id = 0;  // 0 marks a free slot
+  Transform transform;
+  uint32_t first_shape = 0;
+  uint32_t shape_count = 0;
+  uint32_t motion = kNone;  // always set for kinematic and dynamic bodies
+  BodyType type = BodyType::kStatic;
+  bool is_bullet = false;
 };
 
 /// One point of a persistent contact: what warm starting carries over.
@@ -59,15 +76,21 @@ struct ContactState {
   ContactPointState points[2];
 };
 
+/// ShapeRecord::local_offset of a shape that derives its local points.
+inline constexpr uint32_t kDerivedLocal = UINT32_MAX;
+
 // Laid out for the queries: what a candidate's test reads (filter, radius,
 // where its points are, its type) and what a hit reports (body id, shape
-// index, user tag) come first, the step's material, the tree handle and
-// the fat box last. The body id is the body record's, kept here too so that a hit or
-// an overlap costs no visit to the body record (ids never change).
+// index, user tag) come first, the step's material and the tree handle
+// last. The body id is the body record's, kept here too so that a hit or
+// an overlap costs no visit to the body record (ids never change). A
+// movable shape's fat box lives in World::Impl::movable_fat_boxes, not
+// here: static shapes, most of a large world, would carry it unused.
+// 96 bytes.
 struct ShapeRecord {
   Filter filter;
   Fixed radius;
-  uint32_t point_offset = 0;  // into both point pools
+  uint32_t point_offset = 0;  // into world_points
   ShapeType type = ShapeType::kCircle;
   uint8_t point_count = 0;
   bool is_sensor = false;
@@ -77,16 +100,13 @@ struct ShapeRecord {
   uint32_t body_slot = 0;
   uint32_t index_in_body = 0;
   int32_t proxy = -1;  // leaf in the body's tree; -1 once removed
+  // Into local_points, or kDerivedLocal: then local point k is world
+  // point k - the body's position (exact: Q32.32 addition wraps, so the
+  // subtraction undoes it), which AppendShape checked for every point.
+  uint32_t local_offset = 0;
   Fixed friction;
   Fixed restitution;
   Fixed density;
-  /// A movable shape's box in the movable tree (fat), copied here so that
-  /// the step's refit check reads the record it already has instead of a
-  /// tree node. Like the tree's boxes it never reaches a result. Written
-  /// only through World::Impl::MoveMovableProxy (and at creation). Static
-  /// shapes leave it unused: 32 of a static body's bytes, which a split of
-  /// the record into query, material and movable parts would give back.
-  Aabb fat_box;
 };
 
 /// The proxy of a shape record whose points (local or world, in the
@@ -145,11 +165,13 @@ struct World::Impl {
 
   std::vector<internal::BodyRecord> bodies;
   std::vector<uint32_t> free_body_slots;
+  std::vector<internal::BodyMotion> motions;  // see BodyRecord::motion
+  std::vector<uint32_t> free_motion_slots;
   size_t live_bodies = 0;
 
   std::vector<internal::ShapeRecord> shapes;
   size_t dead_shapes = 0;
-  std::vector<Vec2> local_points;
+  std::vector<Vec2> local_points;  // see ShapeRecord::local_offset
   std::vector<Vec2> world_points;
 
   // Persistent contacts and sensor overlaps, sorted by (a, b).
@@ -161,6 +183,12 @@ struct World::Impl {
   internal::IdMap ids;
   internal::DynamicTree static_tree;   // static bodies
   internal::DynamicTree movable_tree;  // kinematic and dynamic bodies, fat boxes
+  /// Each movable proxy's box in the movable tree (fat), by proxy id, so
+  /// that the step's refit check reads one flat array instead of a tree
+  /// node. Like the tree's boxes it never reaches a result. Written only
+  /// through MoveMovableProxy and AddMovableProxy; a destroyed proxy's
+  /// entry is stale until the tree hands its id out again.
+  std::vector<Aabb> movable_fat_boxes;
 
   static uint64_t NewLayoutStamp();
 
@@ -169,12 +197,28 @@ struct World::Impl {
     return slot == internal::IdMap::kMissing ? nullptr : &bodies[slot];
   }
 
+  /// A body's motion: its record, or kNoMotion when it has none.
+  const internal::BodyMotion& MotionOf(const internal::BodyRecord& body) const {
+    return body.motion == internal::BodyRecord::kNone ? internal::kNoMotion : motions[body.motion];
+  }
+  /// The motion record of a kinematic or dynamic body (always has one).
+  internal::BodyMotion& MoverMotion(const internal::BodyRecord& body) { return motions[body.motion]; }
+
   /// The shape `ref` names, or null when there is none.
   const internal::ShapeRecord* FindShape(const ShapeRef& ref) const {
     const internal::BodyRecord* body = Find(ref.body_id);
     if (body == nullptr || ref.shape_index >= body->shape_count) return nullptr;
     return &shapes[body->first_shape + ref.shape_index];
   }
+
+  /// Local point k of a live shape, stored or derived (ShapeRecord::local_offset).
+  Vec2 LocalPoint(const internal::ShapeRecord& s, int k) const {
+    if (s.local_offset != internal::kDerivedLocal) return local_points[s.local_offset + k];
+    return world_points[s.point_offset + k] - bodies[s.body_slot].transform.p;
+  }
+  /// Stores the local points of a body's shapes that derive them, before
+  /// its transform changes (they derive from the current one).
+  void StoreLocalPoints(uint32_t slot);
 
   /// The world-space proxy of a live shape.
   ShapeProxy ProxyOf(const internal::ShapeRecord& s) const {
@@ -195,15 +239,20 @@ struct World::Impl {
   /// transform changed: PlaceShape, then the tree move it needs.
   void SyncBodyShapes(uint32_t slot);
   /// The world points of a shape of `body`, placed at the body's transform;
-  /// returns the shape's tight box. Touches no tree.
+  /// returns the shape's tight box. Touches no tree. The shape's local
+  /// points are stored (every movable shape's; a static one's after
+  /// StoreLocalPoints).
   Aabb PlaceShape(const internal::BodyRecord& body, const internal::ShapeRecord& s);
   /// For a movable body's shape whose tight box is now `box`: true, with
   /// the fat box to move its proxy to in *fat, when the tree's box no
-  /// longer contains it (the shape's fat_box, its tree box). Reads no tree.
+  /// longer contains it (movable_fat_boxes, its tree box). Reads no tree.
   bool NeedsRefit(const internal::BodyRecord& body, const internal::ShapeRecord& s, const Aabb& box, Aabb* fat) const;
-  /// Moves a movable shape's proxy to `fat` and keeps the record's copy of
-  /// the tree box (fat_box) equal to it: the one place both are written.
+  /// Moves a movable shape's proxy to `fat` and keeps the copy of the tree
+  /// box in movable_fat_boxes equal to it.
   void MoveMovableProxy(internal::ShapeRecord& s, const Aabb& fat);
+  /// A new leaf in the movable tree with box `fat` carrying `user`, its
+  /// copy in movable_fat_boxes beside it; returns its proxy id.
+  int32_t AddMovableProxy(const Aabb& fat, uint32_t user);
   /// Rewrites shapes and point pools without holes when removals have left
   /// more dead records than live ones.
   void CompactIfSparse();

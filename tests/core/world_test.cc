@@ -278,6 +278,78 @@ TEST(World, SnapshotRestore_SameHashSameAnswers) {
   }
 }
 
+// Static bodies keep no motion record unless their damping or gravity
+// scale differ from the defaults; either way GetBodyDef, the snapshot and
+// the hash carry what was defined, and a removed body's record is reused.
+TEST(World, BodyMotion_KeptWhereDefinedAndReused) {
+  World world(WorldDef{Vd(0, -10), 60, 1000});
+  BodyDef plain = Disk(1, 0, 0, 1);
+  BodyDef damped = Disk(2, 5, 0, 1);
+  damped.linear_damping = Fd(0.5);
+  damped.angular_damping = Fd(0.25);
+  damped.gravity_scale = Fd(2);
+  BodyDef mover = Disk(3, 0, 5, 1, BodyType::kDynamic);
+  mover.linear_velocity = Vd(1, 2);
+  ASSERT_TRUE(world.AddBodies(std::vector<BodyDef>{plain, damped, mover}).ok());
+  const std::optional<BodyDef> got = world.GetBodyDef(2);
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->linear_damping, Fd(0.5));
+  EXPECT_EQ(got->angular_damping, Fd(0.25));
+  EXPECT_EQ(got->gravity_scale, Fd(2));
+  EXPECT_EQ(world.GetBodyDef(1)->gravity_scale, kFixedOne);
+  EXPECT_EQ(world.FindBody(3)->linear_velocity, Vd(1, 2));
+  World restored;
+  ASSERT_TRUE(World::Restore(world.Snapshot(), &restored).ok());
+  EXPECT_EQ(restored.Snapshot(), world.Snapshot());
+  const uint64_t removed[] = {3};
+  ASSERT_TRUE(world.RemoveBodies(removed).ok());
+  BodyDef next = Disk(4, 0, 9, 1, BodyType::kKinematic);
+  next.linear_velocity = Vd(-1, 0);
+  ASSERT_TRUE(world.AddBody(next).ok());
+  EXPECT_EQ(world.FindBody(4)->linear_velocity, Vd(-1, 0));
+  EXPECT_EQ(world.GetBodyDef(2)->gravity_scale, Fd(2));
+}
+
+// The box and capsule of StaticLocalPoints_SameDefinitionAfterMoves, as
+// GetBodyDef returns them (vertices, centres, radii).
+void ExpectBoxAndCapsule(const BodyDef& got, const Polygon& box, const Capsule& capsule) {
+  ASSERT_EQ(got.shapes.size(), 2u);
+  EXPECT_EQ(got.shapes[0].shape.polygon.count, box.count);
+  EXPECT_EQ(got.shapes[0].shape.polygon.vertices, box.vertices);
+  EXPECT_EQ(got.shapes[1].shape.capsule.center1, capsule.center1);
+  EXPECT_EQ(got.shapes[1].shape.capsule.center2, capsule.center2);
+  EXPECT_EQ(got.shapes[1].shape.capsule.radius, capsule.radius);
+}
+
+// An unrotated static body derives its shapes' local points from the world
+// points; moving it stores them first, so its definition never changes.
+TEST(World, StaticLocalPoints_SameDefinitionAfterMoves) {
+  World world(WorldDef{Vd(0, -10), 60, 1000});
+  Polygon box;
+  ASSERT_EQ(MakeBox(Fd(0.75), Fd(0.5), &box), ShapeError::kOk);
+  const Capsule capsule{Vd(-1, 0.5), Vd(2, 1), Fd(0.25)};
+  BodyDef plain;
+  plain.id = 1;
+  plain.transform.p = Vd(3.25, -7.5);
+  ShapeDef sd;
+  sd.shape = Shape::FromPolygon(box);
+  plain.shapes.push_back(sd);
+  sd.shape = Shape::FromCapsule(capsule);
+  plain.shapes.push_back(sd);
+  BodyDef turned = plain;
+  turned.id = 2;
+  turned.transform.q = MakeRot(Fd(0.5));
+  ASSERT_TRUE(world.AddBodies(std::vector<BodyDef>{plain, turned}).ok());
+  ExpectBoxAndCapsule(*world.GetBodyDef(1), box, capsule);
+  ExpectBoxAndCapsule(*world.GetBodyDef(2), box, capsule);
+  World restored;
+  ASSERT_TRUE(World::Restore(world.Snapshot(), &restored).ok());
+  EXPECT_EQ(restored.Snapshot(), world.Snapshot());
+  ASSERT_TRUE(world.SetBodyTransform(1, Transform{Vd(-5, 2), MakeRot(Fd(1.25))}).ok());
+  ASSERT_TRUE(world.SetBodyTransform(1, Transform{Vd(4, 4), kRotIdentity}).ok());
+  ExpectBoxAndCapsule(*world.GetBodyDef(1), box, capsule);
+}
+
 TEST(World, Restore_RejectsDamagedImagesAndLeavesTargetUnchanged) {
   World world;
   ASSERT_TRUE(world.AddBody(Disk(1, 0, 0, 1)).ok());
