@@ -33,7 +33,8 @@ Json WorldJson(const v1::WorldInfo& w) {
   return {{"world_id", w.world_id()},     {"tick", w.tick()},
           {"body_count", w.body_count()}, {"tick_hz", w.tick_hz()},
           {"gravity", VecJson(w.gravity())}, {"max_bodies", w.max_bodies()},
-          {"history_ticks", w.history_ticks()}, {"oldest_tick", w.oldest_tick()}};
+          {"history_ticks", w.history_ticks()}, {"oldest_tick", w.oldest_tick()},
+          {"allow_sleep", w.allow_sleep()}};
 }
 
 // Creates c.world from `request` plus `bodies` (uploaded in batches after
@@ -125,7 +126,8 @@ int RunDescribe(const Context& c) {
                    {"type", v1::BodyType_Name(b.type())},
                    {"position", VecJson(b.transform().position())},
                    {"linear_velocity", VecJson(b.linear_velocity())},
-                   {"shape_count", b.shape_count()}};
+                   {"shape_count", b.shape_count()},
+                   {"asleep", b.asleep()}};
       if (world) body["shapes"] = ShapesJson(*world, b.id());
       bodies.push_back(std::move(body));
     }
@@ -140,10 +142,10 @@ int RunDescribe(const Context& c) {
               w.world_id().c_str(), w.tick(), w.oldest_tick(), w.body_count(), w.max_bodies(), w.tick_hz(),
               ToDouble(w.gravity().x()), ToDouble(w.gravity().y()), Hex(w.state_hash()).c_str());
   for (const v1::BodyState& b : reply->bodies()) {
-    std::printf("  body %-8" PRIu64 " %-20s at (%.6g, %.6g) velocity (%.6g, %.6g), %u shape(s)\n", b.id(),
+    std::printf("  body %-8" PRIu64 " %-20s at (%.6g, %.6g) velocity (%.6g, %.6g), %u shape(s)%s\n", b.id(),
                 v1::BodyType_Name(b.type()).c_str(), ToDouble(b.transform().position().x()),
                 ToDouble(b.transform().position().y()), ToDouble(b.linear_velocity().x()),
-                ToDouble(b.linear_velocity().y()), b.shape_count());
+                ToDouble(b.linear_velocity().y()), b.shape_count(), b.asleep() ? ", asleep" : "");
     if (world) PrintShapes(*world, b.id());
   }
   return 0;
@@ -185,6 +187,7 @@ int RunCreate(const Context& c) {
     if (!v || *v > UINT32_MAX) return Usage(c, std::string("--") + flag + ": must be an integer in [0, 2^32)");
     (request.*set)(static_cast<uint32_t>(*v));
   }
+  if (c.args->Has("sleep")) request.set_allow_sleep(true);
   if (c.args->Has("tick_hz")) {
     const std::optional<uint64_t> hz = ParseUint(c.args->Get("tick_hz", ""));
     if (!hz || *hz == 0 || *hz > 10000) return Usage(c, "--tick_hz: must be an integer in [1, 10000]");

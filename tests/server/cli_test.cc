@@ -214,6 +214,25 @@ TEST_F(CliServerTest, CreateAddUpdateRemove_AndDescribeShapes) {
   EXPECT_GT(CliJson("describe --world local")["body_count"], 1);
 }
 
+// --sleep: a box resting on the ground sleeps after half a second; a
+// velocity wakes it. Without the flag nothing sleeps.
+TEST_F(CliServerTest, CreateSleep_ARestingBoxSleeps_AndAnUpdateWakesIt) {
+  for (const std::string world : {"sleepy", "awake"}) {
+    const std::string flag = world == "sleepy" ? " --sleep" : "";
+    ASSERT_EQ(Cli("create --world " + world + " --gravity 0,-10 --tick_hz 60" + flag).exit_code, 0);
+    EXPECT_EQ(CliJson("describe --world " + world)["allow_sleep"], world == "sleepy");
+    ASSERT_EQ(Cli("add --world " + world + " --id 1 --type static --position 0,-1 --box 10,1").exit_code, 0);
+    ASSERT_EQ(Cli("add --world " + world + " --id 2 --type dynamic --position 0,0.5 --box 0.5,0.5").exit_code, 0);
+    ASSERT_EQ(Cli("step --world " + world + " 60").exit_code, 0);
+    const Json d = CliJson("describe --world " + world + " --bodies");
+    EXPECT_EQ(d["bodies"][0]["asleep"], false);
+    EXPECT_EQ(d["bodies"][1]["asleep"], world == "sleepy");
+  }
+  ASSERT_EQ(Cli("update 2 --world sleepy --velocity 1,0").exit_code, 0);
+  EXPECT_EQ(CliJson("describe --world sleepy --bodies")["bodies"][1]["asleep"], false);
+  EXPECT_THAT(Cli("describe --world awake --bodies").output, Not(HasSubstr("asleep")));
+}
+
 // A target moving up at 6 units/s, judged now and in the past.
 TEST_F(CliServerTest, PastTicks_Validate_AndReportHashes) {
   const CliResult created = Cli("create --world p --history_ticks 120");
