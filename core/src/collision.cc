@@ -402,7 +402,11 @@ CastOutput NearestCircleHit(const Core& c, const RayCastInput& in, const RayFram
   }
   if (best.hit) {
     best.point = MulAdd(in.origin, best.fraction, in.translation);
-    best.normal = Normalize(MulAdd(in.origin - c.points[best_index], best_along, frame.dir()));
+    // For a circle of a few ulp the rounded entry point can land on the
+    // centre, which has no direction: the ray then meets it head-on, and
+    // the normal is the ray's reverse (fuzz_narrow's zero normal).
+    const Vec2 offset = MulAdd(in.origin - c.points[best_index], best_along, frame.dir());
+    best.normal = offset == Vec2{} ? -frame.dir() : Normalize(offset);
   }
   return best;
 }

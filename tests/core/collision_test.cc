@@ -431,6 +431,25 @@ TEST(CollisionEdgeCases, TinyEdgeWithHugeRadius_IsNotMissed) {
   EXPECT_NEAR(out.fraction.ToDouble(), t, 1e-3);
 }
 
+// Found by tests/fuzz/fuzz_narrow: two disks of radius one ulp, so the
+// Minkowski circle has radius 2 ulp, swept head-on. The entry point,
+// rounded, fell on the circle's centre, and the hit's normal was (0, 0).
+TEST(CollisionEdgeCases, HeadOnSweepOfUlpDisks_HasAUnitNormal) {
+  auto raw = [](int64_t x, int64_t y) { return Vec2{Fixed::FromRaw(x), Fixed::FromRaw(y)}; };
+  const Vec2 pa[] = {raw(-101633159845642240, 7437886286725120)};
+  const Vec2 pb[] = {raw(-101633230997815296, 7437815134552064)};
+  ShapeCastInput in;
+  in.a = MakeProxy(pa, Fixed::FromRaw(1));
+  in.b = MakeProxy(pb, Fixed::FromRaw(1));
+  in.translation = raw(-109295173631, -109295173631);
+  const CastOutput out = ShapeCast(in);
+  ASSERT_TRUE(out.hit);
+  EXPECT_NEAR(out.fraction.ToDouble(), 71152173056.0 / 109295173631.0, 1e-6);
+  // The reverse of the sweep's direction, (1, 1) / sqrt(2), to an ulp.
+  const double inv_sqrt2 = 1.0 / std::sqrt(2.0);
+  EXPECT_NEAR(out.normal.x.ToDouble(), inv_sqrt2, 1e-9);
+  EXPECT_NEAR(out.normal.y.ToDouble(), inv_sqrt2, 1e-9);
+}
 
 // Issue 13, item 5: a sweep that starts in overlap reports a point inside
 // both shapes. A small disk deep inside a large one was reported at the
