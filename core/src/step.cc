@@ -79,16 +79,13 @@ void SetUpBodies(const World::Impl& w, StepState* st) {
 // body).
 void MergeKeptContacts(StepState* st) {
   if (st->kept_contacts.empty()) return;
-  auto less = [](const internal::ContactState& x, const internal::ContactState& y) {
-    return x.a != y.a ? x.a < y.a : x.b < y.b;
-  };
   st->merged_contacts.clear();
   std::merge(st->next_contacts.begin(), st->next_contacts.end(), st->kept_contacts.begin(), st->kept_contacts.end(),
-             std::back_inserter(st->merged_contacts), less);
+             std::back_inserter(st->merged_contacts), internal::PairLess<internal::ContactState, internal::ContactState>);
   std::swap(st->next_contacts, st->merged_contacts);
 }
 
-bool EventLess(const ContactEvent& x, const ContactEvent& y) { return x.a != y.a ? x.a < y.a : x.b < y.b; }
+bool EventLess(const ContactEvent& x, const ContactEvent& y) { return internal::PairLess(x, y); }
 
 // A live shape's user_tag; 0 when its body was removed (an end event's).
 uint64_t UserTag(const World::Impl& w, const ShapeRef& ref) {

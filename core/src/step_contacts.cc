@@ -16,7 +16,7 @@
 namespace arbiter::internal {
 namespace {
 
-bool KeyLess(const ContactState& c, const Pair& p) { return c.a != p.a ? c.a < p.a : c.b < p.b; }
+bool KeyLess(const ContactState& c, const Pair& p) { return PairLess(c, p); }
 
 // Effective mass along `axis` of a point with anchors ra, rb.
 Fixed EffectiveMass(const SolverBody& a, const SolverBody& b, Vec2 ra, Vec2 rb, Vec2 axis) {
@@ -119,7 +119,7 @@ size_t FirstContactOfRange(const World::Impl& w, const StepState& st, size_t beg
   const Pair& before = st.pairs[begin - 1];
   return static_cast<size_t>(
       std::upper_bound(w.contacts.begin(), w.contacts.end(), before,
-                       [](const Pair& p, const ContactState& c) { return p.a != c.a ? p.a < c.a : p.b < c.b; }) -
+                       PairLess<Pair, ContactState>) -
       w.contacts.begin());
 }
 

@@ -94,6 +94,16 @@ struct SolverContact {
   SolverPoint points[2];
 };
 
+/// `box` grown by `g` on every side: the pair rule's box (a tight box
+/// grown by a reach and the speculative distance).
+inline Aabb GrowBox(const Aabb& box, Fixed g) { return {box.lower - Vec2{g, g}, box.upper + Vec2{g, g}}; }
+
+/// The canonical order of pairs, contacts and contact events: (a, b).
+template <class X, class Y>
+bool PairLess(const X& x, const Y& y) {
+  return x.a != y.a ? x.a < y.a : x.b < y.b;
+}
+
 /// The canonical order of sensor overlaps: (sensor, visitor).
 inline bool SensorLess(const SensorEvent& x, const SensorEvent& y) {
   return x.sensor != y.sensor ? x.sensor < y.sensor : x.visitor < y.visitor;

@@ -58,7 +58,8 @@ constexpr Fixed kHalfSpeculative = Fixed::FromRaw(kSpeculativeDistance.raw() / 2
 // The sweep entry of a shape whose tight box is `tight`, grown by `g` on
 // every side.
 SweepEntry MakeEntry(const Aabb& tight, Fixed g, bool sweep_x, ShapeRef ref, uint32_t shape, uint32_t slot) {
-  const Vec2 lo = tight.lower - Vec2{g, g}, hi = tight.upper + Vec2{g, g};
+  const Aabb grown = GrowBox(tight, g);
+  const Vec2 lo = grown.lower, hi = grown.upper;
   return sweep_x ? SweepEntry{lo.x.raw(), hi.x.raw(), lo.y.raw(), hi.y.raw(), ref, shape, slot}
                  : SweepEntry{lo.y.raw(), hi.y.raw(), lo.x.raw(), hi.x.raw(), ref, shape, slot};
 }
@@ -94,7 +95,7 @@ void PairWithStatics(const World::Impl& w, const StepState& st, bool sweep_x, bo
       const Aabb tight = PlacedBox(w, s);
       if (query_statics && body.type == BodyType::kDynamic) {
         const Fixed g = reach + kSpeculativeDistance;
-        w.static_tree.Query({tight.lower - Vec2{g, g}, tight.upper + Vec2{g, g}}, [&, si = si](uint32_t other) {
+        w.static_tree.Query(GrowBox(tight, g), [&, si = si](uint32_t other) {
           if (MayPair(w, si, other)) AddPair(w, si, other, &out->pairs);
           return !Over(st, out->pairs);
         });

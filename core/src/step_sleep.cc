@@ -116,8 +116,6 @@ void AsleepWithin(const World::Impl& w, const BodyRecord& body, const ShapeRecor
   });
 }
 
-Aabb Grow(const Aabb& box, Fixed g) { return {box.lower - Vec2{g, g}, box.upper + Vec2{g, g}}; }
-
 }  // namespace
 
 Fixed BodyReach(BodyType type, const BodyMotion& motion, Fixed gravity_l1, Fixed dt) {
@@ -148,14 +146,14 @@ void AsleepReached(const World::Impl& w, const std::vector<uint32_t>& asleep, Fi
       if (s.is_sensor) continue;
       const Aabb tight = PlacedBox(w, s);
       bool reached = false;
-      w.movable_tree.Query(Grow(tight, max_reach + kSpeculativeDistance), [&](uint32_t other) {
+      w.movable_tree.Query(GrowBox(tight, max_reach + kSpeculativeDistance), [&](uint32_t other) {
         const ShapeRecord& o = w.shapes[other];
         const BodyRecord& ob = w.bodies[o.body_slot];
         const BodyMotion& om = w.MotionOf(ob);
         if (!om.awake || o.is_sensor || o.body_slot == slot || !(ob.type == BodyType::kDynamic || Moves(om))) return true;
         if (body.type != BodyType::kDynamic && ob.type != BodyType::kDynamic) return true;
         if (!ShouldCollide(s.filter, o.filter)) return true;
-        reached = Overlaps(Grow(PlacedBox(w, o), BodyReach(ob.type, om, gravity_l1, dt) + kSpeculativeDistance), tight);
+        reached = Overlaps(GrowBox(PlacedBox(w, o), BodyReach(ob.type, om, gravity_l1, dt) + kSpeculativeDistance), tight);
         return !reached;
       });
       if (reached) {
@@ -199,7 +197,7 @@ void WakeTouched(World::Impl& w, Fixed dt, std::vector<uint32_t>* woken_all) {
         const Fixed g = BodyReach(body.type, w.MoverMotion(body), gravity_l1, dt) + kSpeculativeDistance;
         for (uint32_t i = 0; i < body.shape_count; ++i) {
           const ShapeRecord& s = w.shapes[body.first_shape + i];
-          if (!s.is_sensor) AsleepWithin(w, body, s, Grow(PlacedBox(w, s), g), &seeds);
+          if (!s.is_sensor) AsleepWithin(w, body, s, GrowBox(PlacedBox(w, s), g), &seeds);
         }
       }
     }
@@ -270,7 +268,7 @@ void WakeForChange(World::Impl& w, uint32_t slot) {
     }
     for (uint32_t i = 0; i < body.shape_count; ++i) {
       const ShapeRecord& s = w.shapes[body.first_shape + i];
-      if (!s.is_sensor) AsleepWithin(w, body, s, Grow(PlacedBox(w, s), kSpeculativeDistance), &seeds);
+      if (!s.is_sensor) AsleepWithin(w, body, s, GrowBox(PlacedBox(w, s), kSpeculativeDistance), &seeds);
     }
   }
   std::optional<ContactGraph> graph;
