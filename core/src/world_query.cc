@@ -37,6 +37,15 @@ ShapeProxy BoxProxy(const Aabb& box) {
   return MakeProxy(p, kFixedZero);
 }
 
+// Asks for both cache lines a shape record may straddle (96 bytes each),
+// for a leaf the walk will visit: its first read is otherwise a cache miss
+// that stalls the walk.
+void PrefetchShape(const World::Impl& w, uint32_t index) {
+  const char* record = reinterpret_cast<const char*>(&w.shapes[index]);
+  internal::PrefetchRead(record);
+  internal::PrefetchRead(record + sizeof(ShapeRecord) - 1);
+}
+
 template <class Visit>
 void QueryBothTrees(const World::Impl& w, const Aabb& box, Visit&& visit) {
   bool go_on = true;
@@ -44,8 +53,9 @@ void QueryBothTrees(const World::Impl& w, const Aabb& box, Visit&& visit) {
     go_on = visit(shape);
     return go_on;
   };
-  w.static_tree.Query(box, guarded);
-  if (go_on) w.movable_tree.Query(box, guarded);
+  auto prefetch = [&](uint32_t shape) { PrefetchShape(w, shape); };
+  w.static_tree.Query(box, guarded, prefetch);
+  if (go_on) w.movable_tree.Query(box, guarded, prefetch);
 }
 
 std::vector<ShapeRef> SortedRefs(std::vector<ShapeRef> refs) {
@@ -118,9 +128,10 @@ void CastQuery(const World::Impl& w, Vec2 origin, Vec2 translation, Fixed max_fr
     if (offered != nullptr) offered->Add(s, index);
     return collector.early_out_fraction();
   };
-  uint64_t visits = w.static_tree.RayCast(origin, translation, collector.early_out_fraction(), inflate, clip);
+  auto prefetch = [&](uint32_t index) { PrefetchShape(w, index); };
+  uint64_t visits = w.static_tree.RayCast(origin, translation, collector.early_out_fraction(), inflate, clip, prefetch);
   if (!collector.should_early_out() && search_movable) {
-    visits += w.movable_tree.RayCast(origin, translation, collector.early_out_fraction(), inflate, clip);
+    visits += w.movable_tree.RayCast(origin, translation, collector.early_out_fraction(), inflate, clip, prefetch);
   }
   if (stats != nullptr) {
     stats->node_visits += visits;
