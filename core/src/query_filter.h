@@ -24,7 +24,8 @@ class FilterCheck {
 
   bool Passes(const ShapeRecord& s) const {
     if (s.is_sensor && !f_.include_sensors) return false;
-    if ((s.filter.category_bits & f_.mask_bits) == 0 || (s.filter.mask_bits & f_.category_bits) == 0) return false;
+    const Filter& filter = w_.FilterOf(s);
+    if ((filter.category_bits & f_.mask_bits) == 0 || (filter.mask_bits & f_.category_bits) == 0) return false;
     // The body record is read only for a body-type rule: it is another
     // cache line, and most queries have no such rule.
     const bool all_types = (f_.body_types & 0b111) == 0b111;
