@@ -52,6 +52,9 @@ class InternTable {
   }
 
   const T& operator[](uint32_t index) const { return values_[index]; }
+  /// The values by index, for a loop that reads many (a free index's entry
+  /// is stale); valid until the next Add.
+  const T* data() const { return values_.data(); }
   /// Records naming `index` (0 for a free index).
   uint32_t UsersOf(uint32_t index) const { return counts_[index]; }
   /// Distinct values held.
