@@ -8,8 +8,9 @@
 //
 // Which index a value gets depends only on the order of Add and Release
 // calls, and an index never reaches a result, the snapshot or the hash:
-// those read the values. A world whose shapes all differ pays 4 bytes of
-// count and about 8 of index per value over storing them in the records.
+// those read the values. A world whose shapes all differ pays about 16
+// bytes per shape and table more than values kept in the records would
+// cost: the record's index, the count and a hash entry of 5-11 bytes.
 #pragma once
 
 #include <cstddef>
