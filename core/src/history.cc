@@ -150,7 +150,7 @@ std::vector<Transform> WorldHistory::PosesAt(const World& live, size_t index, Fi
   if (uses_live) {
     const World::Impl& w = *live.impl_;
     for (size_t i = 0; i < poses.size(); ++i) {
-      const uint32_t slot = w.ids.Find(layout.movable_ids[i]);
+      const uint32_t slot = w.SlotOf(layout.movable_ids[i]);
       if (slot == internal::IdMap::kMissing || w.bodies[slot].type == BodyType::kStatic) continue;
       poses[i] = Interpolate(poses[i], w.bodies[slot].transform, fraction);
     }
@@ -192,7 +192,7 @@ Status WorldHistory::RebuildView(const Frame& frame, int64_t tick, const std::ve
   }
   World::Impl& v = *view->impl_;
   for (size_t i = 0; i < poses.size(); ++i) {
-    const uint32_t slot = v.ids.Find(layout.movable_ids[i]);
+    const uint32_t slot = v.SlotOf(layout.movable_ids[i]);
     if (v.bodies[slot].transform == poses[i]) continue;
     v.bodies[slot].transform = poses[i];
     v.SyncBodyShapes(slot);

@@ -142,12 +142,14 @@ std::vector<uint8_t> Encode(const World::Impl& w, bool for_hash) {
       out.U8(s.point_count);
       out.F(s.radius);
       for (int k = 0; k < s.point_count; ++k) out.V(w.LocalPoint(s, k));
-      out.U64(s.filter.category_bits);
-      out.U64(s.filter.mask_bits);
-      out.I32(s.filter.group_index);
-      out.F(s.friction);
-      out.F(s.restitution);
-      out.F(s.density);
+      const Filter& filter = w.FilterOf(s);
+      out.U64(filter.category_bits);
+      out.U64(filter.mask_bits);
+      out.I32(filter.group_index);
+      const internal::ShapeMaterial& material = w.MaterialOf(s);
+      out.F(material.friction);
+      out.F(material.restitution);
+      out.F(material.density);
       out.U64(s.user_tag);
     }
   }
@@ -462,7 +464,7 @@ Status World::Restore(std::span<const uint8_t> bytes, World* out) {
     // ReadSleep let a static body through only awake with a zero timer,
     // which is what it has: only movers (which have a motion) are set.
     if (defs[i].type == BodyType::kStatic) continue;
-    const BodyRecord& record = restored.impl_->bodies[restored.impl_->ids.Find(defs[i].id)];
+    const BodyRecord& record = restored.impl_->bodies[restored.impl_->SlotOf(defs[i].id)];
     internal::BodyMotion& motion = restored.impl_->MoverMotion(record);
     motion.awake = sleep[i].first;
     motion.sleep_time = sleep[i].second;

@@ -57,8 +57,10 @@ void MakeConstraint(const World::Impl& w, const StepState& st, const Pair& pair,
   c.body_b = st.solver_index[sb.body_slot];
   c.static_side = c.body_a == 0 ? StaticSide::kA : (c.body_b == 0 ? StaticSide::kB : StaticSide::kNone);
   c.normal = m.normal;
-  c.friction = friction->Mix(sa.friction, sb.friction);
-  c.restitution = Max(sa.restitution, sb.restitution);
+  const ShapeMaterial& ma = w.MaterialOf(sa);
+  const ShapeMaterial& mb = w.MaterialOf(sb);
+  c.friction = friction->Mix(ma.friction, mb.friction);
+  c.restitution = Max(ma.restitution, mb.restitution);
   c.point_count = m.point_count;
   const Vec2 ca = st.world_center[sa.body_slot], cb = st.world_center[sb.body_slot];
   const SolverBody& body_a = st.solver[c.body_a];

@@ -47,8 +47,8 @@ Fixed TimeOfImpact(const World::Impl& w, const BodyRecord& body, const Transform
     if (!MovesFarEnough(w, s, motion)) continue;
     *swept = true;
     QueryFilter shape_filter = filter;
-    shape_filter.category_bits = s.filter.category_bits;
-    shape_filter.mask_bits = s.filter.mask_bits;
+    shape_filter.category_bits = w.FilterOf(s).category_bits;
+    shape_filter.mask_bits = w.FilterOf(s).mask_bits;
     const auto hit = w.CastProxyClosest(PlacedProxy(w, s, start_pose), motion, shape_filter, search_movable);
     if (hit && hit->fraction > kFixedZero) toi = Min(toi, hit->fraction);
   }
@@ -127,7 +127,7 @@ Fixed BulletTimeOfImpact(const World::Impl& w, const StepState& st, size_t bulle
       if (m == bullet || (target.type == BodyType::kDynamic && target.is_bullet)) continue;
       for (uint32_t j = 0; j < target.shape_count; ++j) {
         const ShapeRecord& t = w.shapes[target.first_shape + j];
-        if (t.is_sensor || !ShouldCollide(s.filter, t.filter)) continue;
+        if (t.is_sensor || !ShouldCollide(w.FilterOf(s), w.FilterOf(t))) continue;
         const ShapeProxy placed = PlacedProxy(w, t, paths[m].start);
         if (!Overlaps(reach, SweptBox(placed, paths[m].motion))) continue;
         const CastOutput hit = ShapeCast({moving, placed, own.motion - paths[m].motion, toi});

@@ -33,7 +33,7 @@ bool MayPair(const World::Impl& w, uint32_t shape_a, uint32_t shape_b) {
   const ShapeRecord& b = w.shapes[shape_b];
   if (a.body_slot == b.body_slot || a.is_sensor || b.is_sensor) return false;
   if (w.bodies[a.body_slot].type != BodyType::kDynamic && w.bodies[b.body_slot].type != BodyType::kDynamic) return false;
-  return ShouldCollide(a.filter, b.filter);
+  return ShouldCollide(w.FilterOf(a), w.FilterOf(b));
 }
 
 void AddPair(const World::Impl& w, uint32_t shape_a, uint32_t shape_b, std::vector<Pair>* pairs) {

@@ -20,7 +20,7 @@ bool SensorSees(const World::Impl& w, const ShapeRecord& sensor, const ShapeReco
   if (w.bodies[sensor.body_slot].type == BodyType::kStatic && w.bodies[visitor.body_slot].type == BodyType::kStatic) {
     return false;
   }
-  return ShouldCollide(sensor.filter, visitor.filter);
+  return ShouldCollide(w.FilterOf(sensor), w.FilterOf(visitor));
 }
 
 }  // namespace

@@ -47,7 +47,7 @@ class ContactGraph {
     std::vector<std::pair<uint32_t, uint32_t>> edges;
     edges.reserve(w.contacts.size());
     for (const ContactState& c : w.contacts) {
-      const uint32_t a = w.ids.Find(c.a.body_id), b = w.ids.Find(c.b.body_id);
+      const uint32_t a = w.SlotOf(c.a.body_id), b = w.SlotOf(c.b.body_id);
       if (w.bodies[a].type == BodyType::kStatic || w.bodies[b].type == BodyType::kStatic) continue;
       edges.push_back({a, b});
       ++begin_[a + 1];
@@ -111,7 +111,7 @@ void AsleepWithin(const World::Impl& w, const BodyRecord& body, const ShapeRecor
     const BodyRecord& ob = w.bodies[o.body_slot];
     if (w.MotionOf(ob).awake || o.is_sensor || o.body_slot == s.body_slot) return true;
     if (body.type != BodyType::kDynamic && ob.type != BodyType::kDynamic) return true;
-    if (ShouldCollide(s.filter, o.filter) && Overlaps(box, PlacedBox(w, o))) out->push_back(o.body_slot);
+    if (ShouldCollide(w.FilterOf(s), w.FilterOf(o)) && Overlaps(box, PlacedBox(w, o))) out->push_back(o.body_slot);
     return true;
   });
 }
@@ -152,7 +152,7 @@ void AsleepReached(const World::Impl& w, const std::vector<uint32_t>& asleep, Fi
         const BodyMotion& om = w.MotionOf(ob);
         if (!om.awake || o.is_sensor || o.body_slot == slot || !(ob.type == BodyType::kDynamic || Moves(om))) return true;
         if (body.type != BodyType::kDynamic && ob.type != BodyType::kDynamic) return true;
-        if (!ShouldCollide(s.filter, o.filter)) return true;
+        if (!ShouldCollide(w.FilterOf(s), w.FilterOf(o))) return true;
         reached = Overlaps(GrowBox(PlacedBox(w, o), BodyReach(ob.type, om, gravity_l1, dt) + kSpeculativeDistance), tight);
         return !reached;
       });
@@ -263,8 +263,8 @@ void WakeForChange(World::Impl& w, uint32_t slot) {
   if (body.type == BodyType::kStatic) {
     // What rests on it (kept contacts) and what its shapes now reach.
     for (const ContactState& c : w.contacts) {
-      if (c.a.body_id == body.id) seeds.push_back(w.ids.Find(c.b.body_id));
-      if (c.b.body_id == body.id) seeds.push_back(w.ids.Find(c.a.body_id));
+      if (c.a.body_id == body.id) seeds.push_back(w.SlotOf(c.b.body_id));
+      if (c.b.body_id == body.id) seeds.push_back(w.SlotOf(c.a.body_id));
     }
     for (uint32_t i = 0; i < body.shape_count; ++i) {
       const ShapeRecord& s = w.shapes[body.first_shape + i];
@@ -282,8 +282,8 @@ void WakeForRemoval(World::Impl& w, std::span<const uint64_t> removed) {
   std::vector<uint32_t> seeds;
   for (const ContactState& c : w.contacts) {
     const bool a = gone(c.a.body_id), b = gone(c.b.body_id);
-    if (a && !b) seeds.push_back(w.ids.Find(c.b.body_id));
-    if (b && !a) seeds.push_back(w.ids.Find(c.a.body_id));
+    if (a && !b) seeds.push_back(w.SlotOf(c.b.body_id));
+    if (b && !a) seeds.push_back(w.SlotOf(c.a.body_id));
   }
   std::optional<ContactGraph> graph;
   std::vector<uint32_t> woken;

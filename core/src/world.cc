@@ -15,6 +15,7 @@ using internal::BodyMotion;
 using internal::BodyRecord;
 using internal::kDerivedLocal;
 using internal::kNoMotion;
+using internal::ShapeMaterial;
 using internal::ShapeRecord;
 
 namespace {
@@ -109,7 +110,7 @@ Status CheckNewBodies(const World::Impl& w, std::span<const BodyDef> defs) {
   for (size_t i = 0; i < defs.size(); ++i) {
     const std::string field = "bodies[" + std::to_string(i) + "]";
     if (Status s = internal::ValidateBodyDef(defs[i], field); !s.ok()) return s;
-    if (w.ids.Find(defs[i].id) != internal::IdMap::kMissing) {
+    if (w.SlotOf(defs[i].id) != internal::IdMap::kMissing) {
       return AlreadyExistsError(field + ".id: body " + std::to_string(defs[i].id) + " already exists");
     }
   }
@@ -199,14 +200,12 @@ BodyRecord NewBodyRecord(World::Impl& w, const BodyDef& def, uint32_t first_shap
 bool AppendShape(World::Impl& w, const BodyDef& def, uint32_t slot, uint32_t index) {
   const ShapeDef& sd = def.shapes[index];
   ShapeRecord s;
-  s.filter = sd.filter;
-  s.friction = sd.friction;
-  s.restitution = sd.restitution;
-  s.density = sd.density;
+  s.filter = w.filters.Add(sd.filter);
+  s.material = w.materials.Add({sd.friction, sd.restitution, sd.density});
   s.user_tag = sd.user_tag;
   s.body_id = def.id;
   s.body_slot = slot;
-  s.index_in_body = index;
+  s.index_in_body = static_cast<uint16_t>(index);
   s.type = sd.shape.type;
   s.is_sensor = sd.is_sensor;
   s.alive = true;
@@ -279,14 +278,14 @@ Status World::AddBodies(std::span<const BodyDef> defs) {
         ++new_movables;
       }
     }
-    w.ids.Insert(def.id, slot);
+    w.ids.Insert(def.id, slot, w.bodies);
     ++w.live_bodies;
   }
   // A static body added onto asleep ones wakes them (a movable one is
   // awake, and the step's wake test sees what it reaches).
   if (w.def.allow_sleep) {
     for (const BodyDef& def : defs) {
-      if (def.type == BodyType::kStatic) internal::WakeForChange(w, w.ids.Find(def.id));
+      if (def.type == BodyType::kStatic) internal::WakeForChange(w, w.SlotOf(def.id));
     }
   }
   w.layout_stamp = Impl::NewLayoutStamp();
@@ -305,7 +304,7 @@ Status World::RemoveBodies(std::span<const uint64_t> ids) {
   std::vector<uint64_t> sorted(ids.begin(), ids.end());
   std::sort(sorted.begin(), sorted.end());
   for (size_t i = 0; i < ids.size(); ++i) {
-    if (w.ids.Find(ids[i]) == internal::IdMap::kMissing) {
+    if (w.SlotOf(ids[i]) == internal::IdMap::kMissing) {
       return NotFoundError("body_ids[" + std::to_string(i) + "]: no body " + std::to_string(ids[i]));
     }
   }
@@ -319,22 +318,24 @@ Status World::RemoveBodies(std::span<const uint64_t> ids) {
   std::erase_if(w.contacts, [&](const internal::ContactState& c) { return removed(c.a.body_id) || removed(c.b.body_id); });
   std::erase_if(w.sensor_overlaps, [&](const SensorEvent& e) { return removed(e.sensor.body_id) || removed(e.visitor.body_id); });
   for (uint64_t id : ids) {
-    const uint32_t slot = w.ids.Find(id);
+    const uint32_t slot = w.SlotOf(id);
     BodyRecord& body = w.bodies[slot];
     for (uint32_t i = 0; i < body.shape_count; ++i) {
       ShapeRecord& s = w.shapes[body.first_shape + i];
       w.TreeFor(body.type).DestroyProxy(s.proxy);
       s.proxy = -1;
       s.alive = false;
+      w.filters.Release(s.filter);
+      w.materials.Release(s.material);
       ++w.dead_shapes;
     }
     if (body.motion != BodyRecord::kNone) {
       w.motions[body.motion] = BodyMotion();
       w.free_motion_slots.push_back(body.motion);
     }
+    w.ids.Erase(id, w.bodies);  // reads the record's id: before it is cleared
     body = BodyRecord();
     w.free_body_slots.push_back(slot);
-    w.ids.Erase(id);
     --w.live_bodies;
   }
   w.CompactIfSparse();
@@ -344,7 +345,7 @@ Status World::RemoveBodies(std::span<const uint64_t> ids) {
 
 Status World::SetBodyTransform(uint64_t id, const Transform& transform) {
   Impl& w = *impl_;
-  const uint32_t slot = w.ids.Find(id);
+  const uint32_t slot = w.SlotOf(id);
   if (slot == internal::IdMap::kMissing) return NotFoundError("body_id: no body " + std::to_string(id));
   if (Status s = internal::ValidateTransform(transform, "transform"); !s.ok()) return s;
   w.StoreLocalPoints(slot);
@@ -357,7 +358,7 @@ Status World::SetBodyTransform(uint64_t id, const Transform& transform) {
 
 Status World::SetBodyVelocity(uint64_t id, Vec2 linear, Fixed angular) {
   Impl& w = *impl_;
-  const uint32_t slot = w.ids.Find(id);
+  const uint32_t slot = w.SlotOf(id);
   if (slot == internal::IdMap::kMissing) return NotFoundError("body_id: no body " + std::to_string(id));
   if (w.bodies[slot].type == BodyType::kStatic) {
     return FailedPreconditionError("body_id: body " + std::to_string(id) + " is static and cannot move");
@@ -372,14 +373,19 @@ Status World::SetBodyVelocity(uint64_t id, Vec2 linear, Fixed angular) {
 
 Status World::SetShapeFilter(uint64_t id, uint32_t shape_index, const Filter& filter) {
   Impl& w = *impl_;
-  const uint32_t slot = w.ids.Find(id);
+  const uint32_t slot = w.SlotOf(id);
   if (slot == internal::IdMap::kMissing) return NotFoundError("body_id: no body " + std::to_string(id));
   const BodyRecord& body = w.bodies[slot];
   if (shape_index >= body.shape_count) {
     return NotFoundError("shape_index: body " + std::to_string(id) + " has " + std::to_string(body.shape_count) +
                          " shape(s)");
   }
-  w.shapes[body.first_shape + shape_index].filter = filter;
+  // The new filter is added before the old one is released, so that an
+  // unchanged filter keeps its index.
+  uint32_t& index = w.shapes[body.first_shape + shape_index].filter;
+  const uint32_t old = index;
+  index = w.filters.Add(filter);
+  w.filters.Release(old);
   internal::WakeForChange(w, slot);
   w.layout_stamp = Impl::NewLayoutStamp();
   return OkStatus();
@@ -415,7 +421,8 @@ size_t World::MemoryBytes() const {
          w.motions.capacity() * sizeof(BodyMotion) + w.free_motion_slots.capacity() * sizeof(uint32_t) +
          w.shapes.capacity() * sizeof(ShapeRecord) + (w.local_points.capacity() + w.world_points.capacity()) * sizeof(Vec2) +
          w.movable_fat_boxes.capacity() * sizeof(Aabb) +
-         w.ids.MemoryBytes() + w.static_tree.MemoryBytes() + w.movable_tree.MemoryBytes();
+         w.ids.MemoryBytes() + w.filters.MemoryBytes() + w.materials.MemoryBytes() + w.static_tree.MemoryBytes() +
+         w.movable_tree.MemoryBytes();
 }
 
 namespace internal {
@@ -556,11 +563,12 @@ BodyDef World::Impl::BodyDefOf(const BodyRecord& body) const {
     const ShapeRecord& s = shapes[body.first_shape + i];
     ShapeDef sd;
     sd.shape = LocalShapeOf(s);
-    sd.filter = s.filter;
+    sd.filter = FilterOf(s);
     sd.is_sensor = s.is_sensor;
-    sd.friction = s.friction;
-    sd.restitution = s.restitution;
-    sd.density = s.density;
+    const ShapeMaterial& material = MaterialOf(s);
+    sd.friction = material.friction;
+    sd.restitution = material.restitution;
+    sd.density = material.density;
     sd.user_tag = s.user_tag;
     out.shapes.push_back(sd);
   }

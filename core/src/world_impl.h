@@ -12,10 +12,12 @@
 #include <optional>
 #include <vector>
 
+#include "arbiter/core/limits.h"
 #include "arbiter/core/proxy.h"
 #include "arbiter/core/world.h"
 #include "dynamic_tree.h"
 #include "id_map.h"
+#include "intern_table.h"
 
 namespace arbiter {
 
@@ -79,35 +81,59 @@ struct ContactState {
 /// ShapeRecord::local_offset of a shape that derives its local points.
 inline constexpr uint32_t kDerivedLocal = UINT32_MAX;
 
+/// What the step reads of a shape beyond its geometry, interned in
+/// World::Impl::materials (intern_table.h): most worlds have a few.
+struct ShapeMaterial {
+  Fixed friction;
+  Fixed restitution;
+  Fixed density;
+  friend bool operator==(const ShapeMaterial&, const ShapeMaterial&) = default;
+};
+
+struct MaterialHash {
+  uint64_t operator()(const ShapeMaterial& m) const {
+    return MixBits(MixBits(MixBits(static_cast<uint64_t>(m.friction.raw())) ^ static_cast<uint64_t>(m.restitution.raw())) ^
+                   static_cast<uint64_t>(m.density.raw()));
+  }
+};
+
+struct FilterHash {
+  uint64_t operator()(const Filter& f) const {
+    return MixBits(MixBits(MixBits(f.category_bits) ^ f.mask_bits) ^ static_cast<uint32_t>(f.group_index));
+  }
+};
+
 // Laid out for the queries: what a candidate's test reads (filter, radius,
 // where its points are, its type) and what a hit reports (body id, shape
-// index, user tag) come first, the step's material and the tree handle
-// last. The body id is the body record's, kept here too so that a hit or
-// an overlap costs no visit to the body record (ids never change). A
-// movable shape's fat box lives in World::Impl::movable_fat_boxes, not
-// here: static shapes, most of a large world, would carry it unused.
-// 96 bytes.
+// index, user tag) come first, the tree handle and the step's material
+// last. The filter and the material are indexes into World::Impl::filters
+// and ::materials (a small table, hot in the cache while a query runs;
+// 40 bytes less here). The body id is the body record's, kept here too so
+// that a hit or an overlap costs no visit to the body record (ids never
+// change). A movable shape's fat box lives in
+// World::Impl::movable_fat_boxes, not here: static shapes, most of a large
+// world, would carry it unused. 56 bytes.
 struct ShapeRecord {
-  Filter filter;
-  Fixed radius;
+  uint32_t filter = 0;        // into World::Impl::filters
   uint32_t point_offset = 0;  // into world_points
+  Fixed radius;
   ShapeType type = ShapeType::kCircle;
   uint8_t point_count = 0;
   bool is_sensor = false;
   bool alive = false;
+  uint16_t index_in_body = 0;  // < kMaxShapesPerBody + kMaxChainSegmentsPerBody
   uint64_t body_id = 0;
   uint64_t user_tag = 0;
   uint32_t body_slot = 0;
-  uint32_t index_in_body = 0;
   int32_t proxy = -1;  // leaf in the body's tree; -1 once removed
   // Into local_points, or kDerivedLocal: then local point k is world
   // point k - the body's position (exact: Q32.32 addition wraps, so the
   // subtraction undoes it), which AppendShape checked for every point.
   uint32_t local_offset = 0;
-  Fixed friction;
-  Fixed restitution;
-  Fixed density;
+  uint32_t material = 0;  // into World::Impl::materials
 };
+static_assert(sizeof(ShapeRecord) == 56);
+static_assert(kMaxShapesPerBody + kMaxChainSegmentsPerBody <= UINT16_MAX, "index_in_body is 16 bits");
 
 /// The proxy of a shape record whose points (local or world, in the
 /// record's order) start at `points`. A chain segment stores four points,
@@ -180,7 +206,11 @@ struct World::Impl {
 
   internal::StepScratch step_scratch;
 
-  internal::IdMap ids;
+  internal::IdMap ids;  // keys read from `bodies`: use SlotOf
+  // Each distinct shape filter and material once (ShapeRecord::filter,
+  // ::material); a record's indexes are added with it and released with it.
+  internal::InternTable<Filter, internal::FilterHash> filters;
+  internal::InternTable<internal::ShapeMaterial, internal::MaterialHash> materials;
   internal::DynamicTree static_tree;   // static bodies
   internal::DynamicTree movable_tree;  // kinematic and dynamic bodies, fat boxes
   /// Each movable proxy's box in the movable tree (fat), by proxy id, so
@@ -192,8 +222,11 @@ struct World::Impl {
 
   static uint64_t NewLayoutStamp();
 
+  /// The slot of body `id`, or IdMap::kMissing.
+  uint32_t SlotOf(uint64_t id) const { return ids.Find(id, bodies); }
+
   const internal::BodyRecord* Find(uint64_t id) const {
-    const uint32_t slot = ids.Find(id);
+    const uint32_t slot = SlotOf(id);
     return slot == internal::IdMap::kMissing ? nullptr : &bodies[slot];
   }
 
@@ -210,6 +243,9 @@ struct World::Impl {
     if (body == nullptr || ref.shape_index >= body->shape_count) return nullptr;
     return &shapes[body->first_shape + ref.shape_index];
   }
+
+  const Filter& FilterOf(const internal::ShapeRecord& s) const { return filters[s.filter]; }
+  const internal::ShapeMaterial& MaterialOf(const internal::ShapeRecord& s) const { return materials[s.material]; }
 
   /// Local point k of a live shape, stored or derived (ShapeRecord::local_offset).
   Vec2 LocalPoint(const internal::ShapeRecord& s, int k) const {
