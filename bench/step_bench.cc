@@ -21,6 +21,14 @@
 // A second Arbiter row steps with a StepThreadPool (--step-threads, default
 // 2) and must end in the one-thread world's state (same state hash).
 //
+// Solver settings: Arbiter steps the scene as declared ("sub_steps",
+// "contact_hertz"; pyramid-5k asks for 8 and 120 so that it stands), and
+// the peers get iterations scaled the same way (PeerIterationsFor: Box2D
+// 8/3 and Chipmunk 10 times sub_steps / 4). When the scene's settings are
+// not the defaults, one more row, "Arbiter 4/30", steps it with the
+// defaults, so both are in the table. --solver-defaults steps every engine
+// with its defaults instead (the scene's settings ignored).
+//
 // Last, the settled row (step/settled.h, issue 23 goal 3): the scene
 // stepped by Arbiter with WorldDef::allow_sleep and without, ticks 901-1200
 // timed (and 2101-2400: rain-2k is still moving at 1,200), and the ratio
@@ -74,12 +82,13 @@ struct Options {
   bool arbiter_only = false;  // no peers (for perf record)
   int settled_ticks = 1200;   // the settled row: ticks stepped (0: no row)...
   int settled_timed = 300;    // ...and the last ones timed
+  bool solver_defaults = false;  // ignore the scene's sub_steps and contact_hertz
 };
 
 void Usage() {
   std::printf(
       "usage: step_bench [--scene FILE] [--ticks N | --quick] [--step-threads N] [--no-box2d-sleep] [--arbiter-only]\n"
-      "                  [--profile]\n"
+      "                  [--solver-defaults] [--profile]\n"
       "  --scene FILE       scene to step (default: rain-2k from scenes/ or ../shared/scenes/)\n"
       "  --ticks N          ticks to run (default: the scene's \"steps\", else 600)\n"
       "  --quick            60 ticks (smoke test)\n"
@@ -88,6 +97,8 @@ void Usage() {
       "  --arbiter-only     step the Arbiter rows alone (for perf record; no peer to compare with)\n"
       "  --settled-ticks N  the settled row: the scene stepped 2N ticks with and without sleeping, the last\n"
       "                     quarter-N before N and before 2N timed (default 1200; --quick: 120; 0: no row)\n"
+      "  --solver-defaults  step with every engine's default solver settings, not the scene's \"sub_steps\" and\n"
+      "                     \"contact_hertz\" (and the peers' iterations scaled to them)\n"
       "  --profile          accepted for compatibility: the per-stage breakdown is always printed\n");
 }
 
@@ -132,6 +143,8 @@ bool ParseOptions(int argc, char** argv, Options* o) {
       o->ticks = 60;
       o->settled_ticks = 120;
       o->settled_timed = 30;
+    } else if (a == "--solver-defaults") {
+      o->solver_defaults = true;
     } else if (a == "--arbiter-only") {
       o->arbiter_only = true;
     } else if (a == "--no-box2d-sleep") {
@@ -328,6 +341,12 @@ int RunBench(const Options& o) {
     return 2;
   }
   const int ticks = o.ticks > 0 ? o.ticks : (scene.steps > 0 ? scene.steps : 600);
+  if (o.solver_defaults) {
+    scene.world.sub_steps = kDefaultSubSteps;
+    scene.world.contact_hertz = kDefaultContactHertz;
+  }
+  const bool declared = scene.world.sub_steps != kDefaultSubSteps || scene.world.contact_hertz != kDefaultContactHertz;
+  const PeerIterations peers = PeerIterationsFor(scene.world.sub_steps);
   const SceneSummary summary = Summarize(scene);
   const double load = LoadAverage();
 
@@ -336,8 +355,10 @@ int RunBench(const Options& o) {
       "%zu other polygons\n",
       scene.name.c_str(), scene.bodies.size(), summary.statics, summary.kinematics, summary.dynamics, summary.circles,
       summary.boxes, summary.polygons);
-  std::printf("  %s; gravity (%g, %g); %d ticks at %d Hz\n", summary.materials.c_str(),
-              scene.world.gravity.x.ToDouble(), scene.world.gravity.y.ToDouble(), ticks, scene.world.tick_hz);
+  std::printf("  %s; gravity (%g, %g); %d ticks at %d Hz; solver %d sub-steps, contact hertz %d%s\n",
+              summary.materials.c_str(), scene.world.gravity.x.ToDouble(), scene.world.gravity.y.ToDouble(), ticks,
+              scene.world.tick_hz, scene.world.sub_steps, scene.world.contact_hertz,
+              o.solver_defaults ? " (--solver-defaults)" : declared ? " (the scene's)" : " (defaults)");
   std::printf(
       "  engines stepped in turn, tick by tick, each tick timed alone (steady_clock, thread CPU time);\n"
       "  load average at start %.2f on %u hardware threads\n",
@@ -351,10 +372,11 @@ int RunBench(const Options& o) {
   add(MakeArbiterStepper());  // first: the ratios divide by runs[0]
   if (o.step_threads > 1) add(MakeArbiterStepper(o.step_threads));
   if (!o.arbiter_only) {
-    add(MakeBox2dStepper({8, 3, false}));
-    add(MakeChipmunkStepper(10));
-    if (o.box2d_sleep) add(MakeBox2dStepper({8, 3, true}));
+    add(MakeBox2dStepper({peers.box2d_velocity, peers.box2d_position, false}));
+    add(MakeChipmunkStepper(peers.chipmunk));
+    if (o.box2d_sleep) add(MakeBox2dStepper({peers.box2d_velocity, peers.box2d_position, true}));
   }
+  if (declared) add(MakeArbiterStepper(1, /*solver_defaults=*/true));
 
   for (Run& r : runs) {
     const auto t0 = Clock::now();

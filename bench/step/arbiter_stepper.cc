@@ -21,29 +21,40 @@ namespace {
 
 class ArbiterStepper final : public Stepper {
  public:
-  explicit ArbiterStepper(uint32_t threads) {
+  ArbiterStepper(uint32_t threads, bool solver_defaults) : solver_defaults_(solver_defaults) {
     if (threads > 1) pool_ = std::make_unique<StepThreadPool>(threads);
   }
 
   std::string Name() const override {
+    if (solver_defaults_) return "Arbiter " + std::to_string(kDefaultSubSteps) + "/" + std::to_string(kDefaultContactHertz);
     return pool_ == nullptr ? "Arbiter" : "Arbiter " + std::to_string(pool_->Concurrency()) + "T";
   }
   std::string Setup() const override {
+    const std::string solver = std::to_string(world_.def().sub_steps) + " sub-steps, contact hertz " +
+                               std::to_string(world_.def().contact_hertz);
+    if (solver_defaults_) return "as Arbiter, with the default solver settings (" + solver + ") instead of the scene's";
     if (pool_ != nullptr) {
       return "as Arbiter, World::Step(&events, times, pool): a StepThreadPool of " +
              std::to_string(pool_->Concurrency()) + " threads";
     }
-    return "Arbiter (Q32.32): World::AddBodies(scene.bodies), World::Step(&events) with events on; no sleeping";
+    return "Arbiter (Q32.32): World::AddBodies(scene.bodies), World::Step(&events) with events on; no sleeping; " +
+           solver;
   }
   uint64_t StateHash() const override { return world_.StateHash(); }
 
   bool Build(const scene::Scene& scene, std::string* error) override {
-    world_ = World(scene.world);
+    WorldDef def = scene.world;
+    if (solver_defaults_) {
+      def.sub_steps = kDefaultSubSteps;
+      def.contact_hertz = kDefaultContactHertz;
+    }
+    world_ = World(def);
     const Status status = world_.AddBodies(scene.bodies);
     if (!status.ok()) {
       *error = "Arbiter: AddBodies: " + status.message();
       return false;
     }
+    solve_name_ = "solve (" + std::to_string(def.sub_steps) + " sub-steps, restitution)";
     dynamic_.clear();
     for (const BodyDef& b : scene.bodies) {
       if (b.type != BodyType::kDynamic) continue;
@@ -59,7 +70,7 @@ class ArbiterStepper final : public Stepper {
   std::string StageBreakdown(int ticks) const override {
     const std::pair<const char*, uint64_t> stages[] = {
         {"setup (movers, reach)", times_.setup_ns},      {"pairs (sort and sweep, static tree)", times_.pairs_ns},
-        {"contacts (manifolds, warm start)", times_.contacts_ns}, {"solve (4 sub-steps, restitution)", times_.solve_ns},
+        {"contacts (manifolds, warm start)", times_.contacts_ns}, {solve_name_.c_str(), times_.solve_ns},
         {"finalize (poses, tree, continuous)", times_.finalize_ns}, {"sensors and events", times_.sensors_ns}};
     std::string out;
     char line[160];
@@ -85,6 +96,8 @@ class ArbiterStepper final : public Stepper {
     uint64_t id;
     double mass;
   };
+  bool solver_defaults_;
+  std::string solve_name_;
   std::unique_ptr<StepThreadPool> pool_;  // null: one thread
   World world_;
   StepTimes times_;
@@ -94,6 +107,8 @@ class ArbiterStepper final : public Stepper {
 
 }  // namespace
 
-std::unique_ptr<Stepper> MakeArbiterStepper(uint32_t threads) { return std::make_unique<ArbiterStepper>(threads); }
+std::unique_ptr<Stepper> MakeArbiterStepper(uint32_t threads, bool solver_defaults) {
+  return std::make_unique<ArbiterStepper>(threads, solver_defaults);
+}
 
 }  // namespace arbiter::bench

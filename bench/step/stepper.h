@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "arbiter/core/limits.h"
 #include "arbiter/scene/scene.h"
 
 namespace arbiter::bench {
@@ -72,7 +73,26 @@ inline bool CheckComparable(const scene::Scene& scene, std::string* error) {
 
 /// World::Step, on the calling thread alone (threads 1) or with a
 /// StepThreadPool of `threads` threads, named "Arbiter" or "Arbiter NT".
-std::unique_ptr<Stepper> MakeArbiterStepper(uint32_t threads = 1);
+/// With solver_defaults the world ignores the scene's "sub_steps" and
+/// "contact_hertz" and uses the defaults (named "Arbiter 4/30").
+std::unique_ptr<Stepper> MakeArbiterStepper(uint32_t threads = 1, bool solver_defaults = false);
+
+/// The peers' solver work matched to a scene's WorldDef::sub_steps: their
+/// iteration counts (Box2D 2.4.1's 8 velocity and 3 position iterations,
+/// Chipmunk's 10) times sub_steps / 4, rounded up, so that a scene asking
+/// Arbiter for twice its default sub-steps asks the peers for twice their
+/// iterations. Neither peer has sub-steps or a contact spring (Box2D 2.4.1
+/// solves rigid contacts and corrects positions in its own iterations;
+/// Chipmunk uses a bias), so iterations are the knob their APIs give.
+struct PeerIterations {
+  int box2d_velocity = 8;
+  int box2d_position = 3;
+  int chipmunk = 10;
+};
+inline PeerIterations PeerIterationsFor(int32_t sub_steps) {
+  auto scale = [sub_steps](int n) { return (n * sub_steps + kDefaultSubSteps - 1) / kDefaultSubSteps; };
+  return {scale(8), scale(3), scale(10)};
+}
 
 /// b2World::Step(dt, velocity_iterations, position_iterations). Box2D lets
 /// resting bodies sleep by default; Arbiter and Chipmunk (by default) never

@@ -27,13 +27,18 @@ const std::vector<CommandSpec>& Commands() {
        "--bodies lists every body (id, type, position, velocity); --shapes also lists each body's shapes in\n"
        "its own frame (read from the world's snapshot, so it needs the admin role on a secured server).",
        {}, {"bodies", "shapes"}, RunDescribe},
-      {"create", "[SCENE.json] [--scene NAME] [--gravity X,Y] [--tick_hz HZ] [--max_bodies N] [--history_ticks N] [--sleep]",
+      {"create", "[SCENE.json] [--scene NAME] [--gravity X,Y] [--tick_hz HZ] [--max_bodies N] [--history_ticks N] [--sleep]"
+       " [--sub_steps N] [--contact_hertz HZ]",
        "create a world: empty, from a local scene file, or from a scene on the server",
        "SCENE.json is read here and uploaded (in batches of --batch bodies, default 4096); --scene NAME is\n"
        "a file in the server's --scene_dir. Flags override the scene's settings. --history_ticks is how many\n"
        "past ticks queries may name with --at (0: the server's default). --sleep lets resting islands sleep\n"
-       "(otherwise the scene's \"allow_sleep\" decides; off without one).",
-       {"scene", "gravity", "tick_hz", "max_bodies", "history_ticks", "batch"}, {"sleep"}, RunCreate},
+       "(otherwise the scene's \"allow_sleep\" decides; off without one). --sub_steps (1..32, default 4) and\n"
+       "--contact_hertz (1..10000, default 30; used up to tick_hz * sub_steps / 4) stiffen the contact solver\n"
+       "(tall stacks sag less, at about proportional cost); otherwise the scene's \"sub_steps\" and\n"
+       "\"contact_hertz\" decide.",
+       {"scene", "gravity", "tick_hz", "max_bodies", "history_ticks", "batch", "sub_steps", "contact_hertz"}, {"sleep"},
+       RunCreate},
       {"load", "SCENE.json [--replace] [--batch N]", "create a world from a scene file, named after the scene (or --world)",
        "--replace deletes a world of that name first (asks, or needs --yes without a terminal).",
        {"batch"}, {"replace", "yes"}, RunLoad},

@@ -34,7 +34,18 @@ Json WorldJson(const v1::WorldInfo& w) {
           {"body_count", w.body_count()}, {"tick_hz", w.tick_hz()},
           {"gravity", VecJson(w.gravity())}, {"max_bodies", w.max_bodies()},
           {"history_ticks", w.history_ticks()}, {"oldest_tick", w.oldest_tick()},
-          {"allow_sleep", w.allow_sleep()}};
+          {"allow_sleep", w.allow_sleep()}, {"sub_steps", w.sub_steps()},
+          {"contact_hertz", w.contact_hertz()}};
+}
+
+// A scene's world settings as a CreateWorldRequest's (create and load).
+void SetSceneSettings(const scene::Scene& loaded, v1::CreateWorldRequest* request) {
+  request->mutable_gravity()->set_x(loaded.world.gravity.x.raw());
+  request->mutable_gravity()->set_y(loaded.world.gravity.y.raw());
+  request->set_tick_hz(loaded.world.tick_hz);
+  if (loaded.world.allow_sleep) request->set_allow_sleep(true);
+  if (loaded.world.sub_steps != kDefaultSubSteps) request->set_sub_steps(loaded.world.sub_steps);
+  if (loaded.world.contact_hertz != kDefaultContactHertz) request->set_contact_hertz(loaded.world.contact_hertz);
 }
 
 // Creates c.world from `request` plus `bodies` (uploaded in batches after
@@ -138,9 +149,10 @@ int RunDescribe(const Context& c) {
     return 0;
   }
   std::printf("world %s: tick %" PRId64 " (oldest queryable %" PRId64 "), %" PRIu64
-              " bodies (max %u), %d Hz, gravity (%g, %g), state hash %s\n",
+              " bodies (max %u), %d Hz, gravity (%g, %g), %d sub-steps, contact %d Hz%s, state hash %s\n",
               w.world_id().c_str(), w.tick(), w.oldest_tick(), w.body_count(), w.max_bodies(), w.tick_hz(),
-              ToDouble(w.gravity().x()), ToDouble(w.gravity().y()), Hex(w.state_hash()).c_str());
+              ToDouble(w.gravity().x()), ToDouble(w.gravity().y()), w.sub_steps(), w.contact_hertz(),
+              w.allow_sleep() ? ", sleeping on" : "", Hex(w.state_hash()).c_str());
   for (const v1::BodyState& b : reply->bodies()) {
     std::printf("  body %-8" PRIu64 " %-20s at (%.6g, %.6g) velocity (%.6g, %.6g), %u shape(s)%s\n", b.id(),
                 v1::BodyType_Name(b.type()).c_str(), ToDouble(b.transform().position().x()),
@@ -162,10 +174,7 @@ int RunCreate(const Context& c) {
   if (!p.empty()) {
     scene::Scene loaded;
     if (int rc = LoadSceneInto(c, p[0], &loaded); rc != 0) return rc;
-    request.mutable_gravity()->set_x(loaded.world.gravity.x.raw());
-    request.mutable_gravity()->set_y(loaded.world.gravity.y.raw());
-    request.set_tick_hz(loaded.world.tick_hz);
-    if (loaded.world.allow_sleep) request.set_allow_sleep(true);
+    SetSceneSettings(loaded, &request);
     bodies = std::move(loaded.bodies);
     source = " from " + p[0];
   }
@@ -193,6 +202,17 @@ int RunCreate(const Context& c) {
     if (!hz || *hz == 0 || *hz > 10000) return Usage(c, "--tick_hz: must be an integer in [1, 10000]");
     request.set_tick_hz(static_cast<int32_t>(*hz));
   }
+  // Range-checked by the server (INVALID_ARGUMENT naming the field), which
+  // owns the limits; here only that each is an integer.
+  const std::pair<const char*, void (v1::CreateWorldRequest::*)(int32_t)> solver[] = {
+      {"sub_steps", &v1::CreateWorldRequest::set_sub_steps},
+      {"contact_hertz", &v1::CreateWorldRequest::set_contact_hertz}};
+  for (const auto& [flag, set] : solver) {
+    if (!c.args->Has(flag)) continue;
+    const std::optional<uint64_t> v = ParseUint(c.args->Get(flag, ""));
+    if (!v || *v > INT32_MAX) return Usage(c, std::string("--") + flag + ": must be a non-negative integer");
+    (request.*set)(static_cast<int32_t>(*v));
+  }
   return CreateAndUpload(c, std::move(request), bodies, *batch, source);
 }
 
@@ -217,10 +237,7 @@ int RunLoad(const Context& c) {
     }
   }
   v1::CreateWorldRequest request;
-  request.mutable_gravity()->set_x(loaded.world.gravity.x.raw());
-  request.mutable_gravity()->set_y(loaded.world.gravity.y.raw());
-  request.set_tick_hz(loaded.world.tick_hz);
-  if (loaded.world.allow_sleep) request.set_allow_sleep(true);
+  SetSceneSettings(loaded, &request);
   return CreateAndUpload(named, std::move(request), loaded.bodies, *batch, " from " + p[0]);
 }
 

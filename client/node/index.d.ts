@@ -65,6 +65,9 @@ export interface WorldInfo {
   moving_to: string;
   /** Resting islands sleep (CreateWorldRequest.allow_sleep). */
   allow_sleep: boolean;
+  /** Solver sub-steps per tick and contact stiffness in Hz (CreateWorldRequest.sub_steps, contact_hertz). */
+  sub_steps: number;
+  contact_hertz: number;
 }
 /**
  * The optional guards of every write (arbiter.proto "Safe retries"): the
@@ -79,6 +82,10 @@ export interface CreateWorldRequest {
   history_ticks?: number;
   /** Lets resting islands sleep; absent: the scene's setting, else off. */
   allow_sleep?: boolean;
+  /** Solver sub-steps per tick, 1..32; absent: the scene's setting, else 4. */
+  sub_steps?: number;
+  /** Contact stiffness in Hz, 1..10000, used up to tick_hz * sub_steps / 4; absent: the scene's, else 30. */
+  contact_hertz?: number;
 }
 export interface CreateWorldResponse { world: WorldInfo }
 export interface DeleteWorldRequest { world_id: string }

@@ -2,7 +2,9 @@
 //
 // Layout (version 1), all integers little-endian regardless of the host:
 //   "ARBW" magic, u32 version,
-//   world: i64 gravity.x, i64 gravity.y, i32 tick_hz, u32 max_bodies,
+//   world: i64 gravity.x, i64 gravity.y, i32 tick_hz,
+//     [version 3 only: u8 allow_sleep, i32 sub_steps, i32 contact_hertz]
+//     u32 max_bodies,
 //   i64 tick, u64 body count,
 //   per body in ascending id order:
 //     u64 id, u8 type, u8 is_bullet, i64 p.x, p.y, q.c, q.s, i64 v.x, v.y, w,
@@ -15,11 +17,17 @@
 //     u64 b.body, u32 b.shape, u8 point count, per point: u16 feature id,
 //     i64 normal impulse, i64 tangent impulse,
 //   u64 sensor overlap count, per overlap: u64, u32 (sensor), u64, u32 (visitor),
-//   [version 2 only: per body in ascending id order: u8 awake, i64 sleep time]
+//   [version 2, and 3 with allow_sleep: per body in ascending id order:
+//     u8 awake, i64 sleep time]
 //   u64 xxh64 of everything before it.
 // Version 2 is a world with sleeping on (WorldDef::allow_sleep, which is
 // not written otherwise): a world without it writes version 1, byte for
 // byte as before sleeping existed, and both versions restore.
+// Version 3 is a world with non-default solver settings (WorldDef::sub_steps
+// or contact_hertz not 4 and 30), sleeping on or off: the settings and the
+// sleep flag follow tick_hz. A world with the default settings never writes
+// it (so every image is canonical: Restore rejects a version 3 image with
+// the default settings), and every version restores.
 // Every number is a raw Q32.32 value or an integer, so the image (and the
 // hash over it) is the same on every compiler and architecture, big-endian
 // included. Tree structure, slots and caches are not state and are absent.
@@ -44,6 +52,16 @@ namespace {
 constexpr char kMagic[4] = {'A', 'R', 'B', 'W'};
 constexpr uint32_t kVersion = 1;
 constexpr uint32_t kVersionSleeping = 2;  // kVersion plus the sleep section
+constexpr uint32_t kVersionSolver = 3;    // plus the solver settings (and the sleep section if on)
+
+bool DefaultSolver(const WorldDef& def) {
+  return def.sub_steps == kDefaultSubSteps && def.contact_hertz == kDefaultContactHertz;
+}
+
+uint32_t VersionOf(const WorldDef& def) {
+  if (!DefaultSolver(def)) return kVersionSolver;
+  return def.allow_sleep ? kVersionSleeping : kVersion;
+}
 
 class ByteWriter {
  public:
@@ -114,9 +132,15 @@ std::vector<uint8_t> Encode(const World::Impl& w, bool for_hash) {
   bytes.reserve(64 + order.size() * 200);
   ByteWriter out(&bytes);
   for (char c : kMagic) out.U8(static_cast<uint8_t>(c));
-  out.U32(w.def.allow_sleep ? kVersionSleeping : kVersion);
+  const uint32_t version = VersionOf(w.def);
+  out.U32(version);
   out.V(w.def.gravity);
   out.I32(w.def.tick_hz);
+  if (version == kVersionSolver) {
+    out.U8(w.def.allow_sleep ? 1 : 0);
+    out.I32(w.def.sub_steps);
+    out.I32(w.def.contact_hertz);
+  }
   if (!for_hash) out.U32(w.def.max_bodies);
   out.I64(w.tick);
   out.U64(order.size());
@@ -262,7 +286,7 @@ Status CheckEnvelope(std::span<const uint8_t> bytes, std::span<const uint8_t>* b
     if (in.U8() != static_cast<uint8_t>(c)) return Corrupt("bad magic (not an Arbiter world snapshot)");
   }
   const uint32_t version = in.U32();
-  if (version != kVersion && version != kVersionSleeping) return Corrupt("unsupported version " + std::to_string(version));
+  if (version != kVersion && version != kVersionSleeping && version != kVersionSolver) return Corrupt("unsupported version " + std::to_string(version));
   *version_out = version;
   *body = image.last(in.remaining());
   return OkStatus();
@@ -439,6 +463,16 @@ Status World::Restore(std::span<const uint8_t> bytes, World* out) {
   def.allow_sleep = version == kVersionSleeping;
   def.gravity = in.V();
   def.tick_hz = in.I32();
+  if (version == kVersionSolver) {
+    const uint8_t sleep = in.U8();
+    if (sleep > 1) return Corrupt("allow_sleep: not 0 or 1");
+    def.allow_sleep = sleep == 1;
+    def.sub_steps = in.I32();
+    def.contact_hertz = in.I32();
+    if (in.ok() && DefaultSolver(def)) {
+      return Corrupt("version 3 with the default solver settings (written as version 1 or 2)");
+    }
+  }
   def.max_bodies = in.U32();
   const int64_t tick = in.I64();
   std::vector<BodyDef> defs;

@@ -196,8 +196,9 @@ Status World::StepWithin(uint64_t max_pairs, TickEvents* events, StepTimes* time
   StepState& st = w.step_scratch.Fresh();
   st.tasks = internal::StepTasks(executor);
   st.max_pairs = max_pairs;
-  st.h = Fixed::FromRatio(1, int64_t{w.def.tick_hz} * internal::kSubsteps);
-  st.inv_h = Fixed::FromInt(int64_t{w.def.tick_hz} * internal::kSubsteps);
+  st.sub_steps = w.def.sub_steps;
+  st.h = Fixed::FromRatio(1, int64_t{w.def.tick_hz} * st.sub_steps);
+  st.inv_h = Fixed::FromInt(int64_t{w.def.tick_hz} * st.sub_steps);
   st.dt = Fixed::FromRatio(1, w.def.tick_hz);
   internal::WakeTouched(w, st.dt, &st.woken);
   SetUpBodies(w, &st);

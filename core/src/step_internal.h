@@ -25,13 +25,13 @@
 namespace arbiter::internal {
 
 // Tuning, in world units and seconds (Box2D v3's defaults, which are in
-// metres). Exact binary fractions where possible.
-constexpr int kSubsteps = 4;
+// metres). Exact binary fractions where possible. The sub-step count and
+// the contact stiffness are per world (WorldDef::sub_steps, contact_hertz;
+// defaults in limits.h).
 constexpr Fixed kLinearSlop = Fixed::FromRaw(21474836);                // 0.005
 constexpr Fixed kSpeculativeDistance = Fixed::FromRaw(4 * 21474836);  // 4 slop
 // The pair rule splits the speculative distance between the two boxes.
 static_assert(kSpeculativeDistance.raw() % 2 == 0);
-constexpr Fixed kContactHertz = Fixed::FromInt(30);
 constexpr Fixed kContactDampingRatio = Fixed::FromInt(10);
 constexpr Fixed kContactPushMaxVelocity = Fixed::FromInt(3);
 constexpr Fixed kRestitutionThreshold = Fixed::FromInt(1);
@@ -218,6 +218,7 @@ struct StepState {
   /// Chunk outputs 0..count-1, emptied, for a stage of `count` chunks.
   std::vector<ChunkOutput>& FreshChunks(uint32_t count);
 
+  int32_t sub_steps = kDefaultSubSteps;  // WorldDef::sub_steps
   Fixed h;      // sub-step
   Fixed inv_h;
   Fixed dt;     // tick

@@ -243,7 +243,7 @@ void SolveSet(StepState* st, const Softness& soft, const ConstraintList& constra
               MoverOf mover) {
   std::vector<SolverContact>& all = st->constraints;
   const Fixed inv_h = st->inv_h, h = st->h;
-  for (int sub = 0; sub < kSubsteps; ++sub) {
+  for (int32_t sub = 0; sub < st->sub_steps; ++sub) {
     for (size_t j = 1; j <= n; ++j) IntegrateVelocity(bodies[j], st->integration[mover(j)]);
     for (const size_t k : constraints) {
       SolverContact& c = all[k];
@@ -403,7 +403,9 @@ uint32_t CutIslands(StepState* st) {
 }  // namespace
 
 void SolveContacts(const World::Impl& w, StepState* st) {
-  const Softness soft = MakeSoft(Min(kContactHertz, Fixed::FromRatio(int64_t{w.def.tick_hz} * kSubsteps, 4)),
+  // WorldDef::contact_hertz, clamped to a quarter of the sub-step rate.
+  const Softness soft = MakeSoft(Min(Fixed::FromInt(w.def.contact_hertz),
+                                     Fixed::FromRatio(int64_t{w.def.tick_hz} * st->sub_steps, 4)),
                                  kContactDampingRatio, st->h);
   PrepareIntegration(w, st);
   for (SolverContact& c : st->constraints) {

@@ -128,6 +128,13 @@ Status ValidateWorldDef(const WorldDef& def) {
     return OutOfRangeError("gravity: beyond +-2^24 units/s^2");
   }
   if (def.tick_hz < kMinTickHz || def.tick_hz > kMaxTickHz) return OutOfRangeError("tick_hz: must be in 1..10000");
+  if (def.sub_steps < kMinSubSteps || def.sub_steps > kMaxSubSteps) {
+    return InvalidArgumentError("sub_steps: must be in " + std::to_string(kMinSubSteps) + ".." + std::to_string(kMaxSubSteps));
+  }
+  if (def.contact_hertz < kMinContactHertz || def.contact_hertz > kMaxContactHertz) {
+    return InvalidArgumentError("contact_hertz: must be in " + std::to_string(kMinContactHertz) + ".." +
+                           std::to_string(kMaxContactHertz));
+  }
   return OkStatus();
 }
 

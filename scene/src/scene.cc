@@ -585,7 +585,7 @@ Status ParseSceneJson(const Json& root, const ListSink& bodies, Scene* out) {
   const Path path;
   ARBITER_SCENE_RETURN_IF_ERROR(ExpectObject(root, path));
   ARBITER_SCENE_RETURN_IF_ERROR(
-      CheckKeys(root, path, {"format", "name", "gravity", "tick_hz", "allow_sleep", "steps", "bodies"}));
+      CheckKeys(root, path, {"format", "name", "gravity", "tick_hz", "allow_sleep", "sub_steps", "contact_hertz", "steps", "bodies"}));
   ARBITER_SCENE_RETURN_IF_ERROR(RequireFormat(root, kSceneFormat));
 
   const Json* member;
@@ -602,6 +602,14 @@ Status ParseSceneJson(const Json& root, const ListSink& bodies, Scene* out) {
   if (const Json* sleep = Find(root, "allow_sleep")) {
     if (!sleep->is_boolean()) return Invalid(path["allow_sleep"], "expected true or false");
     out->world.allow_sleep = sleep->get<bool>();
+  }
+  if (const Json* sub_steps = Find(root, "sub_steps")) {
+    ARBITER_SCENE_RETURN_IF_ERROR(ReadInt(*sub_steps, path["sub_steps"], kMinSubSteps, kMaxSubSteps, &value));
+    out->world.sub_steps = static_cast<int32_t>(value);
+  }
+  if (const Json* hertz = Find(root, "contact_hertz")) {
+    ARBITER_SCENE_RETURN_IF_ERROR(ReadInt(*hertz, path["contact_hertz"], kMinContactHertz, kMaxContactHertz, &value));
+    out->world.contact_hertz = static_cast<int32_t>(value);
   }
   // The core's one check of a world definition; its message names the
   // field ("gravity: ..."), which is also the JSON path here.

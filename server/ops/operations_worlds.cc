@@ -87,6 +87,11 @@ absl::Status CheckWorldSettings(const v1::CreateWorldRequest& request, uint32_t 
     probe.gravity = *gravity;
     if (absl::Status s = FromCore(ValidateWorldDef(probe)); !s.ok()) return s;
   }
+  // The solver settings are checked before anything is loaded or made.
+  WorldDef solver;
+  if (request.has_sub_steps()) solver.sub_steps = request.sub_steps();
+  if (request.has_contact_hertz()) solver.contact_hertz = request.contact_hertz();
+  if (absl::Status s = FromCore(ValidateWorldDef(solver)); !s.ok()) return s;
   if (request.max_bodies() > body_limit) {
     return absl::ResourceExhaustedError("max_bodies: " + std::to_string(request.max_bodies()) +
                                         " exceeds the server's limit of " + std::to_string(body_limit) +
@@ -146,6 +151,8 @@ absl::Status Operations::CreateWorld(const v1::CreateWorldRequest& request, v1::
   if (request.has_gravity()) def.gravity = gravity;
   if (request.tick_hz() != 0) def.tick_hz = request.tick_hz();
   if (request.has_allow_sleep()) def.allow_sleep = request.allow_sleep();
+  if (request.has_sub_steps()) def.sub_steps = request.sub_steps();
+  if (request.has_contact_hertz()) def.contact_hertz = request.contact_hertz();
   def.max_bodies = request.max_bodies() != 0 ? request.max_bodies() : limit;
   if (absl::Status s = FromCore(ValidateWorldDef(def)); !s.ok()) return s;
   absl::StatusOr<uint32_t> history_ticks = HistoryTicks(request.history_ticks(), def.tick_hz);

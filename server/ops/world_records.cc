@@ -15,6 +15,8 @@ void FillWorldInfo(const std::string& id, uint32_t history_ticks, int64_t oldest
   out->set_tick_hz(world.def().tick_hz);
   out->set_max_bodies(world.def().max_bodies);
   out->set_allow_sleep(world.def().allow_sleep);
+  out->set_sub_steps(world.def().sub_steps);
+  out->set_contact_hertz(world.def().contact_hertz);
   out->set_tick(world.tick());
   out->set_body_count(world.body_count());
   if (with_hash) out->set_state_hash(world.StateHash());

@@ -16,6 +16,7 @@
 #include "arbiter/core/step_thread_pool.h"
 #include "arbiter/core/fixed_math.h"
 #include "arbiter/core/world.h"
+#include "testing/backwards_executor.h"
 #include "testing/numbers.h"
 #include "testing/random.h"
 #include "testing/world_builders.h"
@@ -76,15 +77,7 @@ std::vector<BodyDef> SeededRain(uint64_t seed, bool kinematic) {
   return bodies;
 }
 
-// Runs a batch backwards on the calling thread, spreading the worker
-// indices: a schedule no thread pool would choose.
-class BackwardsExecutor final : public StepExecutor {
- public:
-  uint32_t Concurrency() const override { return 5; }
-  void Run(uint32_t count, Task task, void* context) override {
-    for (uint32_t i = count; i-- > 0;) task(context, i, i % 5);
-  }
-};
+using testing::BackwardsExecutor;
 
 struct Trace {
   std::vector<uint64_t> hashes;

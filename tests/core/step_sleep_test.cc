@@ -14,6 +14,7 @@
 
 #include "arbiter/core/step_thread_pool.h"
 #include "arbiter/core/world.h"
+#include "testing/backwards_executor.h"
 #include "testing/numbers.h"
 #include "testing/world_builders.h"
 
@@ -271,13 +272,7 @@ std::vector<uint64_t> Trace(StepExecutor* executor) {
 
 TEST(StepSleep, SameHashEveryTick_For1To8Threads_AndABackwardsSchedule) {
   const std::vector<uint64_t> reference = Trace(nullptr);
-  class Backwards final : public StepExecutor {
-   public:
-    uint32_t Concurrency() const override { return 5; }
-    void Run(uint32_t count, Task task, void* context) override {
-      for (uint32_t i = count; i-- > 0;) task(context, i, i % 5);
-    }
-  } backwards;
+  testing::BackwardsExecutor backwards;
   for (uint32_t threads : {1u, 2u, 3u, 8u}) {
     StepThreadPool pool(threads);
     EXPECT_EQ(Trace(&pool), reference) << threads << " threads";

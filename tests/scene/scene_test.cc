@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace arbiter::scene {
 namespace {
@@ -180,7 +182,7 @@ TEST(StandardScenes, DemoLoads) {
 TEST(ParseScene, MapsEveryField) {
   const char* json = R"({
     "format": "arbiter-scene/1", "name": "small", "gravity": {"x": 0.5, "y": -9.8125},
-    "tick_hz": 120, "allow_sleep": true, "steps": 5,
+    "tick_hz": 120, "allow_sleep": true, "sub_steps": 8, "contact_hertz": 240, "steps": 5,
     "bodies": [
       {"id": 7, "type": "kinematic", "position": {"x": -3, "y": 4.25}, "velocity": {"x": 1, "y": -2},
        "shapes": [{"circle": {"center": {"x": 0.5, "y": 0}, "radius": 0.75}},
@@ -198,6 +200,8 @@ TEST(ParseScene, MapsEveryField) {
   EXPECT_EQ(scene.world.gravity, RawVec(0.5, -9.8125));
   EXPECT_EQ(scene.world.tick_hz, 120);
   EXPECT_TRUE(scene.world.allow_sleep);
+  EXPECT_EQ(scene.world.sub_steps, 8);
+  EXPECT_EQ(scene.world.contact_hertz, 240);
   EXPECT_EQ(scene.steps, 5);
   ASSERT_EQ(scene.bodies.size(), 3u);
 
@@ -249,6 +253,8 @@ TEST(ParseScene, StepsDefaultToZero) {
   EXPECT_EQ(scene.steps, 0);
   EXPECT_EQ(scene.world.tick_hz, 1);
   EXPECT_FALSE(scene.world.allow_sleep);  // absent: off
+  EXPECT_EQ(scene.world.sub_steps, kDefaultSubSteps);  // absent: the core's defaults
+  EXPECT_EQ(scene.world.contact_hertz, kDefaultContactHertz);
   EXPECT_TRUE(scene.bodies.empty());
 }
 
@@ -260,6 +266,24 @@ TEST(ParseScene, AllowSleepMustBeABoolean) {
       &scene);
   ASSERT_FALSE(status.ok());
   EXPECT_NE(status.message().find("allow_sleep"), std::string::npos) << status.message();
+}
+
+TEST(ParseScene, SolverSettingsAreIntegersInTheirRanges) {
+  for (const auto& [member, message] : std::vector<std::pair<std::string, std::string>>{
+           {R"("sub_steps": 0)", "sub_steps: out of range (1..32)"},
+           {R"("sub_steps": 33)", "sub_steps: out of range (1..32)"},
+           {R"("sub_steps": 4.5)", "sub_steps: expected an integer"},
+           {R"("contact_hertz": 0)", "contact_hertz: out of range (1..10000)"},
+           {R"("contact_hertz": 10001)", "contact_hertz: out of range (1..10000)"},
+           {R"("contact_hertz": "30")", "contact_hertz: expected an integer"}}) {
+    Scene scene;
+    const Status status = ParseScene(
+        R"({"format": "arbiter-scene/1", "name": "", "gravity": {"x": 0, "y": 0}, "tick_hz": 1, )" + member +
+            R"(, "bodies": []})",
+        &scene);
+    ASSERT_FALSE(status.ok()) << member;
+    EXPECT_NE(status.message().find(message), std::string::npos) << status.message();
+  }
 }
 
 // Numbers off the 1/1024 grid round to the nearest Q32.32 value.
@@ -353,7 +377,7 @@ TEST(ParseSceneErrors, Document) {
   ExpectInvalid(SceneJson("", R"("format": 1, "name": "t", "gravity": {"x": 0, "y": 0}, "tick_hz": 60)"),
                 "format: expected \"arbiter-scene/1\"");
   ExpectInvalid(SceneJson("", std::string(kHeader) + R"(, "gravty": 1)"),
-                "gravty: unknown key; expected one of format, name, gravity, tick_hz, allow_sleep, steps, bodies");
+                "gravty: unknown key; expected one of format, name, gravity, tick_hz, allow_sleep, sub_steps, contact_hertz, steps, bodies");
   ExpectInvalid(SceneJson("", R"("format": "arbiter-scene/1", "gravity": {"x": 0, "y": 0}, "tick_hz": 60)"),
                 "name: missing");
   ExpectInvalid(SceneJson("", R"("format": "arbiter-scene/1", "name": 5, "gravity": {"x": 0, "y": 0}, "tick_hz": 60)"),
@@ -740,7 +764,7 @@ TEST(LoadFiles, ParseErrorsNameTheFile) {
   const Status wrong = LoadSceneFile(kScenesDir + "/arena-10k.queries.json", &scene);
   EXPECT_EQ(wrong.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(wrong.message(), kScenesDir + "/arena-10k.queries.json: aabbs: unknown key; expected one of format, "
-                                          "name, gravity, tick_hz, allow_sleep, steps, bodies");
+                                          "name, gravity, tick_hz, allow_sleep, sub_steps, contact_hertz, steps, bodies");
   ExpectUnchanged(scene);
   QuerySet set;
   const Status wrong2 = LoadQuerySetFile(kScenesDir + "/rain-2k.scene.json", &set);

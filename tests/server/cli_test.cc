@@ -233,6 +233,25 @@ TEST_F(CliServerTest, CreateSleep_ARestingBoxSleeps_AndAnUpdateWakesIt) {
   EXPECT_THAT(Cli("describe --world awake --bodies").output, Not(HasSubstr("asleep")));
 }
 
+// --sub_steps and --contact_hertz: kept and described (JSON and text); out
+// of range, the server's INVALID_ARGUMENT names the field and no world is made.
+TEST_F(CliServerTest, CreateSolverSettings_AreDescribed_AndCheckedByTheServer) {
+  ASSERT_EQ(Cli("create --world stiff --sub_steps 8 --contact_hertz 120").exit_code, 0);
+  ASSERT_EQ(Cli("create --world plain").exit_code, 0);
+  Json d = CliJson("describe --world stiff");
+  EXPECT_EQ(d["sub_steps"], 8);
+  EXPECT_EQ(d["contact_hertz"], 120);
+  d = CliJson("describe --world plain");
+  EXPECT_EQ(d["sub_steps"], 4);
+  EXPECT_EQ(d["contact_hertz"], 30);
+  EXPECT_THAT(Cli("describe --world stiff").output, HasSubstr("8 sub-steps, contact 120 Hz"));
+  const CliResult bad = Cli("create --world bad --sub_steps 0");
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_THAT(bad.output, HasSubstr("INVALID_ARGUMENT"));
+  EXPECT_THAT(bad.output, HasSubstr("sub_steps: must be in 1..32"));
+  EXPECT_EQ(Cli("describe --world bad").exit_code, 1);
+}
+
 // A target moving up at 6 units/s, judged now and in the past.
 TEST_F(CliServerTest, PastTicks_Validate_AndReportHashes) {
   const CliResult created = Cli("create --world p --history_ticks 120");

@@ -265,6 +265,12 @@ TEST_F(ServiceTest, Validation_EveryRuleRejects_AndNothingChanges) {
       {"tick rate", create([](auto& r) { r.set_tick_hz(20000); }), StatusCode::kOutOfRange, "tick_hz"},
       {"gravity", create([](auto& r) { r.mutable_gravity()->set_y(int64_t{1} << 60); }), StatusCode::kOutOfRange, "gravity"},
       {"max bodies", create([](auto& r) { r.set_max_bodies(20001); }), StatusCode::kResourceExhausted, "max_bodies"},
+      {"sub steps zero", create([](auto& r) { r.set_sub_steps(0); }), StatusCode::kInvalidArgument, "sub_steps: must be in 1..32"},
+      {"sub steps", create([](auto& r) { r.set_sub_steps(33); }), StatusCode::kInvalidArgument, "sub_steps: must be in 1..32"},
+      {"contact hertz", create([](auto& r) { r.set_contact_hertz(10001); }), StatusCode::kInvalidArgument,
+       "contact_hertz: must be in 1..10000"},
+      {"contact hertz with a scene", create([](auto& r) { r.set_scene("demo.scene.json"); r.set_contact_hertz(-1); }),
+       StatusCode::kInvalidArgument, "contact_hertz: must be in 1..10000"},
       {"scene escapes", create([](auto& r) { r.set_scene("../scenes/demo.scene.json"); }), StatusCode::kInvalidArgument, "scene: must be a relative path"},
       {"scene absolute", create([](auto& r) { r.set_scene("/etc/passwd"); }), StatusCode::kInvalidArgument, "scene"},
       {"scene missing", create([](auto& r) { r.set_scene("nope.scene.json"); }), StatusCode::kNotFound, "scene: no scene file"},
@@ -747,6 +753,56 @@ TEST_F(ServiceTest, CreateWorld_AllowSleep_BodiesSleepAsTheCoreSays) {
   ASSERT_EQ(info->bodies_size(), 2);
   EXPECT_FALSE(info->bodies(0).asleep());  // static
   EXPECT_TRUE(info->bodies(1).asleep());
+}
+
+// Solver settings: kept, described, in the hash as the core has them; a
+// world without them describes the defaults.
+TEST_F(ServiceTest, CreateWorld_SolverSettings_AsTheCoreSteps_AndDescribed) {
+  WorldDef def;
+  def.gravity = Vd(0, -10);
+  def.tick_hz = 60;
+  def.max_bodies = TestServerOptions().registry.max_bodies_per_world;
+  def.sub_steps = 8;
+  def.contact_hertz = 120;
+  World replica(def);
+  std::vector<BodyDef> bodies = {Body(1, BodyType::kStatic, Vd(0, -1), {BoxShape(40, 1)})};
+  for (uint64_t i = 0; i < 6; ++i) bodies.push_back(Body(2 + i, BodyType::kDynamic, Vd(0, 0.5 + i), {BoxShape(0.5, 0.5)}));
+  ASSERT_TRUE(replica.AddBodies(bodies).ok());
+  v1::CreateWorldRequest create;
+  create.set_world_id(kWorld);
+  *create.mutable_gravity() = WireVec(def.gravity);
+  create.set_tick_hz(60);
+  create.set_sub_steps(8);
+  create.set_contact_hertz(120);
+  for (const BodyDef& b : bodies) wire::ToProto(b, create.add_bodies());
+  absl::StatusOr<v1::CreateWorldResponse> created = client().CreateWorld(create);
+  ASSERT_THAT(created, IsOk());
+  EXPECT_EQ(created->world().sub_steps(), 8);
+  EXPECT_EQ(created->world().contact_hertz(), 120);
+  EXPECT_EQ(created->world().state_hash(), replica.StateHash());
+  v1::StepRequest step;
+  step.set_world_id(kWorld);
+  step.set_ticks(30);
+  step.set_omit_events(true);
+  absl::StatusOr<v1::StepResponse> stepped = client().Step(step);
+  ASSERT_THAT(stepped, IsOk());
+  for (int i = 0; i < 30; ++i) replica.Step();
+  EXPECT_EQ(stepped->state_hash(), replica.StateHash());
+  v1::DescribeWorldRequest describe;
+  describe.set_world_id(kWorld);
+  absl::StatusOr<v1::DescribeWorldResponse> info = client().DescribeWorld(describe);
+  ASSERT_THAT(info, IsOk());
+  EXPECT_EQ(info->world().sub_steps(), 8);
+  EXPECT_EQ(info->world().contact_hertz(), 120);
+
+  v1::CreateWorldRequest plain;
+  plain.set_world_id("plain");
+  ASSERT_THAT(client().CreateWorld(plain), IsOk());
+  describe.set_world_id("plain");
+  info = client().DescribeWorld(describe);
+  ASSERT_THAT(info, IsOk());
+  EXPECT_EQ(info->world().sub_steps(), 4);
+  EXPECT_EQ(info->world().contact_hertz(), 30);
 }
 
 TEST_F(ServiceTest, Step_PastDeadline_LeavesWorldAtItsTick) {

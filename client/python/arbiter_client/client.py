@@ -100,15 +100,18 @@ class Client:
 
     # ---- Worlds ----------------------------------------------------------------------------
     def create_world(self, world_id, gravity=(0, 0), tick_hz=0, bodies=(), scene="", max_bodies=0,
-                     history_ticks=0, allow_sleep=None):
+                     history_ticks=0, allow_sleep=None, sub_steps=None, contact_hertz=None):
         """Creates a world; bodies beyond one batch are added afterwards. The WorldInfo.
 
         allow_sleep: True lets resting islands sleep (BodyState.asleep);
-        None leaves it to the scene (else off)."""
+        None leaves it to the scene (else off). sub_steps (1..32) and
+        contact_hertz (1..10000, used up to tick_hz * sub_steps / 4) stiffen
+        the contact solver; None leaves each to the scene (else 4 and 30)."""
         parts = _chunks(bodies, self.max_batch)
         reply = self._call("CreateWorld", pb.CreateWorldRequest(
             world_id=world_id, gravity=m.vec2(gravity, "gravity"), tick_hz=tick_hz, scene=scene,
-            max_bodies=max_bodies, history_ticks=history_ticks, bodies=parts[0], allow_sleep=allow_sleep))
+            max_bodies=max_bodies, history_ticks=history_ticks, bodies=parts[0], allow_sleep=allow_sleep,
+            sub_steps=sub_steps, contact_hertz=contact_hertz))
         for part in parts[1:]:
             self.add_bodies(world_id, part)
         return reply.world if len(parts) == 1 else self.describe_world(world_id).world

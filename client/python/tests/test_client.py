@@ -166,6 +166,16 @@ def test_resting_box_sleeps_and_a_velocity_wakes_it(client):
     assert not plain.allow_sleep
 
 
+def test_solver_settings_are_kept_and_checked(client):
+    info = client.create_world(world_id(), tick_hz=60, sub_steps=8, contact_hertz=120)
+    assert (info.sub_steps, info.contact_hertz) == (8, 120)
+    plain = client.create_world(world_id(), tick_hz=60)
+    assert (plain.sub_steps, plain.contact_hertz) == (4, 30)
+    with pytest.raises(ac.ArbiterError) as e:
+        client.create_world(world_id(), sub_steps=0)
+    assert "sub_steps" in str(e.value)
+
+
 def move_world(client, wid):
     """As tests/server/move_service_test.cc: at 60 Hz, player 1 a kinematic
     disk of radius 0.5 at the origin, wall 2 a static box whose left face is

@@ -70,6 +70,20 @@ constexpr Fixed kMaxGravity = Fixed::FromInt(int64_t{1} << 24);
 constexpr int32_t kMinTickHz = 1;
 constexpr int32_t kMaxTickHz = 10000;
 
+/// Solver sub-steps per tick a world accepts (WorldDef::sub_steps). The
+/// sub-step rate tick_hz * sub_steps stays <= 320,000 Hz, so a sub-step
+/// h = 1 / rate is still ~13,000 raw Q32.32 units.
+constexpr int32_t kMinSubSteps = 1;
+constexpr int32_t kMaxSubSteps = 32;
+constexpr int32_t kDefaultSubSteps = 4;  // Box2D v3's default
+
+/// Contact stiffness a world accepts, Hz (WorldDef::contact_hertz). The
+/// step clamps it to a quarter of the sub-step rate; the bound keeps
+/// 2 pi hertz far inside Q32.32.
+constexpr int32_t kMinContactHertz = 1;
+constexpr int32_t kMaxContactHertz = 10000;
+constexpr int32_t kDefaultContactHertz = 30;  // Box2D v3's default
+
 /// Most bodies one World::Distance query reports (the wire's
 /// DistanceQuery.max_results), so that a batch's reply stays bounded.
 constexpr uint32_t kMaxDistanceResults = 256;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "arbiter/core/fixed.h"
+#include "arbiter/core/limits.h"
 #include "arbiter/core/math.h"
 #include "arbiter/core/shapes.h"
 
@@ -84,6 +85,20 @@ struct WorldDef {
   /// sleeping existed; on, each body's sleep timer and awake flag are state
   /// (snapshot version 2, the hash).
   bool allow_sleep = false;
+  /// Solver sub-steps per tick (Box2D v3's b2World_Step subStepCount),
+  /// kMinSubSteps..kMaxSubSteps (1..32). More make contacts stiffer (tall
+  /// stacks sag less) at about proportional solver cost.
+  int32_t sub_steps = kDefaultSubSteps;
+  /// Contact stiffness, Hz (Box2D v3's b2WorldDef.contactHertz),
+  /// kMinContactHertz..kMaxContactHertz (1..10000). The step uses
+  /// min(contact_hertz, tick_hz * sub_steps / 4): a spring stiffer than a
+  /// quarter of the sub-step rate would not be resolved by the sub-steps
+  /// (Box2D clamps the same way). Damping ratio stays 10.
+  ///
+  /// With both at their defaults (4, 30) the step, every snapshot byte and
+  /// every hash are what they were before the settings existed; otherwise
+  /// both are state (snapshot version 3, the hash).
+  int32_t contact_hertz = kDefaultContactHertz;
 };
 
 /// A contact that started or stopped touching during a tick. Shape `a`
