@@ -87,7 +87,10 @@ absl::StatusOr<std::shared_ptr<WorldEntry>> WorldRegistry::Insert(std::string id
   if (absl::Status s = CheckCanInsertLocked(id); !s.ok()) return s;
   auto entry =
       std::make_shared<WorldEntry>(id, std::move(world), history_ticks, limits_.hash_window_ticks, journal, state);
-  tombstones_.erase(id);  // the world is here again
+  // The world is here again, unless this is only an import's placeholder:
+  // an import that fails leaves the world where it was, and calls naming it
+  // must still be sent there ("moved"), not told it does not exist.
+  if (state != WorldEntry::State::kImporting) tombstones_.erase(id);
   worlds_.emplace(std::move(id), entry);
   return entry;
 }
@@ -128,6 +131,7 @@ absl::Status WorldRegistry::Install(std::shared_ptr<WorldEntry> entry) {
   if (!placeholder) {
     return absl::FailedPreconditionError("world '" + entry->id() + "' is not being recovered");
   }
+  tombstones_.erase(it->first);  // an import's placeholder kept it (Insert)
   it->second = std::move(entry);
   return absl::OkStatus();
 }
