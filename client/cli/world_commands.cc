@@ -93,6 +93,27 @@ int LoadSceneInto(const Context& c, const std::string& path, scene::Scene* out) 
   return 0;
 }
 
+// A CreateWorldRequest field set from an unsigned integer flag.
+template <class T>
+struct IntegerFlag {
+  const char* flag;
+  void (v1::CreateWorldRequest::*set)(T);
+};
+
+// Sets each present flag of `flags` on *request; the usage error naming
+// the first that is not an integer in [0, max] (`must` says the range).
+template <class T, size_t N>
+std::optional<std::string> SetIntegerFlags(const Context& c, const IntegerFlag<T> (&flags)[N], uint64_t max,
+                                           const char* must, v1::CreateWorldRequest* request) {
+  for (const IntegerFlag<T>& f : flags) {
+    if (!c.args->Has(f.flag)) continue;
+    const std::optional<uint64_t> v = ParseUint(c.args->Get(f.flag, ""));
+    if (!v || *v > max) return std::string("--") + f.flag + ": " + must;
+    (request->*f.set)(static_cast<T>(*v));
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 int RunWorlds(const Context& c) {
@@ -187,14 +208,10 @@ int RunCreate(const Context& c) {
     if (auto e = ParsePair("--gravity", c.args->Get("gravity", ""), kCoordinate, &x, &y)) return Usage(c, *e);
     *request.mutable_gravity() = client::MakeVec2(x, y);
   }
-  const std::pair<const char*, void (v1::CreateWorldRequest::*)(uint32_t)> counts[] = {
-      {"max_bodies", &v1::CreateWorldRequest::set_max_bodies},
-      {"history_ticks", &v1::CreateWorldRequest::set_history_ticks}};
-  for (const auto& [flag, set] : counts) {
-    if (!c.args->Has(flag)) continue;
-    const std::optional<uint64_t> v = ParseUint(c.args->Get(flag, ""));
-    if (!v || *v > UINT32_MAX) return Usage(c, std::string("--") + flag + ": must be an integer in [0, 2^32)");
-    (request.*set)(static_cast<uint32_t>(*v));
+  const IntegerFlag<uint32_t> counts[] = {{"max_bodies", &v1::CreateWorldRequest::set_max_bodies},
+                                          {"history_ticks", &v1::CreateWorldRequest::set_history_ticks}};
+  if (auto e = SetIntegerFlags<uint32_t>(c, counts, UINT32_MAX, "must be an integer in [0, 2^32)", &request)) {
+    return Usage(c, *e);
   }
   if (c.args->Has("sleep")) request.set_allow_sleep(true);
   if (c.args->Has("tick_hz")) {
@@ -204,14 +221,10 @@ int RunCreate(const Context& c) {
   }
   // Range-checked by the server (INVALID_ARGUMENT naming the field), which
   // owns the limits; here only that each is an integer.
-  const std::pair<const char*, void (v1::CreateWorldRequest::*)(int32_t)> solver[] = {
-      {"sub_steps", &v1::CreateWorldRequest::set_sub_steps},
-      {"contact_hertz", &v1::CreateWorldRequest::set_contact_hertz}};
-  for (const auto& [flag, set] : solver) {
-    if (!c.args->Has(flag)) continue;
-    const std::optional<uint64_t> v = ParseUint(c.args->Get(flag, ""));
-    if (!v || *v > INT32_MAX) return Usage(c, std::string("--") + flag + ": must be a non-negative integer");
-    (request.*set)(static_cast<int32_t>(*v));
+  const IntegerFlag<int32_t> solver[] = {{"sub_steps", &v1::CreateWorldRequest::set_sub_steps},
+                                         {"contact_hertz", &v1::CreateWorldRequest::set_contact_hertz}};
+  if (auto e = SetIntegerFlags<int32_t>(c, solver, INT32_MAX, "must be a non-negative integer", &request)) {
+    return Usage(c, *e);
   }
   return CreateAndUpload(c, std::move(request), bodies, *batch, source);
 }

@@ -343,22 +343,16 @@ uint64_t DynamicTree::RayCast(Vec2 origin, Vec2 translation, Fixed max_fraction,
     // while the walk tests its sibling's subtree.
     // A leaf's record is fetched likewise: the first read of a shape is
     // a cache miss that otherwise stalls the walk when the leaf is popped.
-    if (touch1) {
-      if (c1.IsLeaf()) {
-        prefetch(c1.User());
-      } else {
-        PrefetchRead(&nodes_[c1.child1]);
-        PrefetchRead(&nodes_[c1.child2]);
+    auto fetch_below = [&](const Node& child) {
+      if (child.IsLeaf()) {
+        prefetch(child.User());
+        return;
       }
-    }
-    if (touch2) {
-      if (c2.IsLeaf()) {
-        prefetch(c2.User());
-      } else {
-        PrefetchRead(&nodes_[c2.child1]);
-        PrefetchRead(&nodes_[c2.child2]);
-      }
-    }
+      PrefetchRead(&nodes_[child.child1]);
+      PrefetchRead(&nodes_[child.child2]);
+    };
+    if (touch1) fetch_below(c1);
+    if (touch2) fetch_below(c2);
     // Near child last on the stack, so it is visited first.
     if (touch1 && touch2) {
       const bool first_is_near = filter.Along(centre1) <= filter.Along(centre2);

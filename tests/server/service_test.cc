@@ -104,6 +104,19 @@ class ServiceTest : public ::testing::Test {
   LiveServer server_;
 };
 
+// Steps kWorld `ticks` ticks on the server and `replica` as many; their
+// state hashes must agree.
+void StepLikeReplica(client::ArbiterClient& client, World& replica, int ticks) {
+  v1::StepRequest step;
+  step.set_world_id(kWorld);
+  step.set_ticks(ticks);
+  step.set_omit_events(true);
+  absl::StatusOr<v1::StepResponse> stepped = client.Step(step);
+  ASSERT_THAT(stepped, IsOk());
+  for (int i = 0; i < ticks; ++i) replica.Step();
+  EXPECT_EQ(stepped->state_hash(), replica.StateHash());
+}
+
 // ---- Worlds ---------------------------------------------------------------------------
 
 TEST_F(ServiceTest, CreateWorld_ListDescribeDelete) {
@@ -735,14 +748,7 @@ TEST_F(ServiceTest, CreateWorld_AllowSleep_BodiesSleepAsTheCoreSays) {
   ASSERT_THAT(created, IsOk());
   EXPECT_TRUE(created->world().allow_sleep());
   EXPECT_EQ(created->world().state_hash(), replica.StateHash());
-  v1::StepRequest step;
-  step.set_world_id(kWorld);
-  step.set_ticks(60);
-  step.set_omit_events(true);
-  absl::StatusOr<v1::StepResponse> stepped = client().Step(step);
-  ASSERT_THAT(stepped, IsOk());
-  for (int i = 0; i < 60; ++i) replica.Step();
-  EXPECT_EQ(stepped->state_hash(), replica.StateHash());
+  ASSERT_NO_FATAL_FAILURE(StepLikeReplica(client(), replica, 60));
   ASSERT_FALSE(replica.FindBody(3)->awake);
   v1::DescribeWorldRequest describe;
   describe.set_world_id(kWorld);
@@ -780,14 +786,7 @@ TEST_F(ServiceTest, CreateWorld_SolverSettings_AsTheCoreSteps_AndDescribed) {
   EXPECT_EQ(created->world().sub_steps(), 8);
   EXPECT_EQ(created->world().contact_hertz(), 120);
   EXPECT_EQ(created->world().state_hash(), replica.StateHash());
-  v1::StepRequest step;
-  step.set_world_id(kWorld);
-  step.set_ticks(30);
-  step.set_omit_events(true);
-  absl::StatusOr<v1::StepResponse> stepped = client().Step(step);
-  ASSERT_THAT(stepped, IsOk());
-  for (int i = 0; i < 30; ++i) replica.Step();
-  EXPECT_EQ(stepped->state_hash(), replica.StateHash());
+  ASSERT_NO_FATAL_FAILURE(StepLikeReplica(client(), replica, 30));
   v1::DescribeWorldRequest describe;
   describe.set_world_id(kWorld);
   absl::StatusOr<v1::DescribeWorldResponse> info = client().DescribeWorld(describe);
