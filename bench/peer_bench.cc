@@ -73,6 +73,8 @@ struct Options {
   double tolerance = 1e-4;
   int show = 0;  // disagreements printed per set and peer
   double budget = 2.0;  // seconds per repetition a peer may take on one set
+  std::string profile_set;  // non-empty: answer this set with Arbiter alone, for perf record
+  double profile_seconds = 5.0;
 };
 
 void Usage() {
@@ -92,7 +94,9 @@ void Usage() {
       "  --tolerance T      fraction tolerance for cast agreement (default 1e-4)\n"
       "  --show N           print the first N disagreements per set and peer\n"
       "  --budget S         a peer that would take over S seconds (default 2) per repetition of a set is\n"
-      "                     timed and compared on the prefix of the set that fits (rates marked *)\n");
+      "                     timed and compared on the prefix of the set that fits (rates marked *)\n"
+      "  --profile SET      after loading, answer SET (rays, aabbs, circles or sweeps) with Arbiter alone,\n"
+      "                     over and over for --profile-seconds (default 5), then exit: for perf record\n");
 }
 
 bool ParseOptions(int argc, char** argv, Options* o) {
@@ -142,6 +146,12 @@ bool ParseOptions(int argc, char** argv, Options* o) {
     } else if (a == "--budget") {
       if (!(v = value("--budget"))) return false;
       o->budget = std::atof(v);
+    } else if (a == "--profile") {
+      if (!(v = value("--profile"))) return false;
+      o->profile_set = v;
+    } else if (a == "--profile-seconds") {
+      if (!(v = value("--profile-seconds"))) return false;
+      o->profile_seconds = std::atof(v);
     } else if (a == "--show") {
       if (!(v = value("--show"))) return false;
       o->show = std::atoi(v);
@@ -587,6 +597,43 @@ bool PrintRateTable(const std::vector<Row>& rows) {
 }
 
 
+// --profile: Arbiter alone on one set, repeated, so that a profiler's
+// samples are the queries' and not the peers' or the loading's.
+int RunProfile(const Options& o) {
+  const Kind* kind = std::find_if(std::begin(kKinds), std::end(kKinds),
+                                  [&](Kind k) { return o.profile_set == KindName(k); });
+  if (kind == std::end(kKinds)) {
+    std::fprintf(stderr, "peer_bench: --profile takes rays, aabbs, circles or sweeps, not '%s'\n", o.profile_set.c_str());
+    return 2;
+  }
+  scene::Scene scene;
+  scene::QuerySet queries;
+  if (!Load(o.scene_path, o.queries_path, &scene, &queries)) return 2;
+  ArbiterPeer arbiter;
+  std::string error;
+  if (!arbiter.Build(scene, &error)) {
+    std::fprintf(stderr, "peer_bench: building Arbiter failed: %s\n", error.c_str());
+    return 2;
+  }
+  arbiter.Prepare(queries);
+  const size_t n = Limited(SetSize(queries, *kind), o);
+  if (n == 0) {
+    std::fprintf(stderr, "peer_bench: the query file has no %s\n", o.profile_set.c_str());
+    return 2;
+  }
+  double wall = 0, cpu = 0;
+  int reps = 0;
+  while (wall < o.profile_seconds) {
+    const Timing t = RunOnce(arbiter, *kind, n);
+    wall += t.wall;
+    cpu += t.cpu;
+    ++reps;
+  }
+  std::printf("peer_bench --profile %s: %d x %zu queries, %.0f q/s (wall), %.0f q/s (thread cpu)\n",
+              o.profile_set.c_str(), reps, n, static_cast<double>(n) * reps / wall, static_cast<double>(n) * reps / cpu);
+  return 0;
+}
+
 int RunComparison(const Options& o) {
   scene::Scene scene;
   scene::QuerySet queries;
@@ -797,6 +844,7 @@ int main(int argc, char** argv) {
     o.scene_path = arbiter::bench::FindStandardFile("arena-10k.scene.json");
     o.queries_path = arbiter::bench::FindStandardFile("arena-10k.queries.json");
   }
+  if (!o.profile_set.empty()) return RunProfile(o);
   int rc = RunComparison(o);
   if (rc == 2) return rc;
   if (!o.growth_dir.empty()) {
