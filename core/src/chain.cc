@@ -1,6 +1,7 @@
 #include "arbiter/core/chain.h"
 
 #include "arbiter/core/fixed_math.h"
+#include "proxy_view.h"
 
 namespace arbiter {
 namespace {
@@ -58,17 +59,21 @@ ShapeError MakeChain(std::span<const Vec2> points, bool loop, std::vector<Shape>
   return ShapeError::kOk;
 }
 
-Vec2 ProxyCenter(const ShapeProxy& proxy) {
-  if (proxy.count <= 1) return proxy.points[0];
+Vec2 ProxyCenter(const ShapeProxy& proxy) { return internal::ViewCenter(internal::ViewOf(proxy)); }
+
+int ChainSide(const ShapeProxy& chain, Vec2 p) { return internal::ViewChainSide(internal::ViewOf(chain), p); }
+
+Vec2 internal::ViewCenter(const ProxyView& v) {
+  if (v.count <= 1) return v.points[0];
   Int128 x = 0, y = 0;
-  for (int i = 0; i < proxy.count; ++i) {
-    x += Int128(proxy.points[i].x.raw());
-    y += Int128(proxy.points[i].y.raw());
+  for (int i = 0; i < v.count; ++i) {
+    x += Int128(v.points[i].x.raw());
+    y += Int128(v.points[i].y.raw());
   }
-  return {Fixed::FromWide(DivRoundNearest(x, proxy.count)), Fixed::FromWide(DivRoundNearest(y, proxy.count))};
+  return {Fixed::FromWide(DivRoundNearest(x, v.count)), Fixed::FromWide(DivRoundNearest(y, v.count))};
 }
 
-int ChainSide(const ShapeProxy& chain, Vec2 p) {
+int internal::ViewChainSide(const ProxyView& chain, Vec2 p) {
   return DotWide(p - chain.points[0], RightPerp(chain.points[1] - chain.points[0])).Sign();
 }
 

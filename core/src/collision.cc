@@ -7,10 +7,13 @@
 #include "arbiter/core/fixed_math.h"
 #include "arbiter/core/hull.h"
 #include "collision_internal.h"
+#include "proxy_view.h"
 
 namespace arbiter {
 
+using internal::ProxyView;
 using internal::RayFrame;
+using internal::ViewOf;
 
 namespace {
 
@@ -22,7 +25,8 @@ struct Core {
   Fixed radius;
 };
 
-Core CoreOf(const ShapeProxy& p) { return {p.points.data(), p.count, p.radius}; }
+Core CoreOf(const ProxyView& v) { return {v.points, v.count, v.radius}; }
+Core CoreOf(const ShapeProxy& p) { return CoreOf(ViewOf(p)); }
 
 // Edges used for distance and intersection: a point has one degenerate edge,
 // a segment one edge, a polygon `count` edges.
@@ -151,8 +155,8 @@ bool CoresIntersect(const Core& a, const Core& b, Vec2* witness) {
   return false;
 }
 
-bool AabbsOverlap(const ShapeProxy& a, const ShapeProxy& b) {
-  return Overlaps(ComputeProxyAabb(a), ComputeProxyAabb(b));
+bool AabbsOverlap(const ProxyView& a, const ProxyView& b) {
+  return Overlaps(internal::ViewAabb(a), internal::ViewAabb(b));
 }
 
 // TestOverlapCores for cores CoresIntersect has already called disjoint.
@@ -596,7 +600,9 @@ CastOutput RayCastCoreFromOutside(const Core& c, const RayCastInput& in, const R
 
 }  // namespace
 
-bool TestOverlap(const ShapeProxy& a, const ShapeProxy& b) {
+bool TestOverlap(const ShapeProxy& a, const ShapeProxy& b) { return internal::TestOverlap(ViewOf(a), ViewOf(b)); }
+
+bool internal::TestOverlap(const ProxyView& a, const ProxyView& b) {
   if (!AabbsOverlap(a, b)) return false;
   // A disk (or point) against anything: TestOverlapCores's answer for a
   // one-point core is "the point lies within ra + rb of the other core"
@@ -612,19 +618,21 @@ bool TestOverlap(const Shape& a, const Transform& xf_a, const Shape& b, const Tr
   return TestOverlap(MakeProxy(a, xf_a), MakeProxy(b, xf_b));
 }
 
-bool ContainsPoint(const ShapeProxy& proxy, Vec2 point) { return CoreContainsPoint(CoreOf(proxy), point); }
+bool ContainsPoint(const ShapeProxy& proxy, Vec2 point) { return internal::ContainsPoint(ViewOf(proxy), point); }
+
+bool internal::ContainsPoint(const ProxyView& v, Vec2 point) { return CoreContainsPoint(CoreOf(v), point); }
 
 bool ContainsPoint(const Shape& shape, const Transform& xf, Vec2 point) {
   return ContainsPoint(MakeProxy(shape, xf), point);
 }
 
 CastOutput RayCast(const ShapeProxy& proxy, const RayCastInput& input) {
-  return internal::RayCast(proxy, input, RayFrame(input.translation));
+  return internal::RayCast(ViewOf(proxy), input, RayFrame(input.translation));
 }
 
-CastOutput internal::RayCast(const ShapeProxy& proxy, const RayCastInput& input, const RayFrame& frame) {
+CastOutput internal::RayCast(const ProxyView& proxy, const RayCastInput& input, const RayFrame& frame) {
   // A chain segment is seen from its front only (chain.h).
-  if (proxy.one_sided && ChainSide(proxy, input.origin) <= 0) return CastOutput{};
+  if (proxy.one_sided && ViewChainSide(proxy, input.origin) <= 0) return CastOutput{};
   if (ContainsPoint(proxy, input.origin)) {
     CastOutput out;
     out.point = input.origin;
@@ -649,54 +657,56 @@ namespace {
 // Whether a cast between a and b is ruled out by a chain segment's
 // one-sidedness (chain.h): the other shape's centre, at the start, must lie
 // strictly in front; two chain segments never meet.
-bool HiddenByChain(const ShapeProxy& a, const ShapeProxy& b) {
+bool HiddenByChain(const ProxyView& a, const ProxyView& b) {
   if (a.one_sided && b.one_sided) return true;
-  if (b.one_sided) return ChainSide(b, ProxyCenter(a)) <= 0;
-  if (a.one_sided) return ChainSide(a, ProxyCenter(b)) <= 0;
+  if (b.one_sided) return internal::ViewChainSide(b, internal::ViewCenter(a)) <= 0;
+  if (a.one_sided) return internal::ViewChainSide(a, internal::ViewCenter(b)) <= 0;
   return false;
 }
 
 }  // namespace
 
 CastOutput ShapeCast(const ShapeCastInput& input) {
-  CastOutput out = internal::ShapeCastWithoutPoint(input, RayFrame(input.translation));
+  CastOutput out = internal::ShapeCastWithoutPoint(ViewOf(input.a), ViewOf(input.b), input.translation, input.max_fraction,
+                                                   RayFrame(input.translation));
   if (out.hit) out.point = internal::ShapeCastPoint(input, out.fraction);
   return out;
 }
 
-CastOutput internal::ShapeCastWithoutPoint(const ShapeCastInput& input, const RayFrame& frame) {
+CastOutput internal::ShapeCastWithoutPoint(const ProxyView& a, const ProxyView& b, Vec2 translation, Fixed max_fraction,
+                                           const RayFrame& frame) {
   CastOutput out;
-  if (HiddenByChain(input.a, input.b)) return out;
+  if (HiddenByChain(a, b)) return out;
   // Overlapping at the start: a hit at fraction 0 (whose point,
   // ShapeCastPoint at 0, is ShapeDistance of the unmoved shapes).
-  if (TestOverlap(input.a, input.b)) {
+  if (TestOverlap(a, b)) {
     out.hit = true;
     return out;
   }
-  if (input.translation == Vec2{}) return out;
+  if (translation == Vec2{}) return out;
   // A + t T meets B exactly when t T lies in the Minkowski difference B - A
   // (rounded by ra + rb): a ray from the origin along T.
   std::array<Vec2, 2 * kMaxPolygonVertices> hull;
   int hull_count;
-  if (input.a.count == 1 || input.b.count == 1) {
+  if (a.count == 1 || b.count == 1) {
     // A point against a convex core: the difference is that core translated
     // (and, for b a point, turned by 180 degrees, which keeps it CCW), so
     // no hull is needed. This is every disk sweep.
-    const bool a_is_point = input.a.count == 1;
-    hull_count = a_is_point ? input.b.count : input.a.count;
+    const bool a_is_point = a.count == 1;
+    hull_count = a_is_point ? b.count : a.count;
     for (int i = 0; i < hull_count; ++i) {
-      hull[i] = a_is_point ? input.b.points[i] - input.a.points[0] : input.b.points[0] - input.a.points[i];
+      hull[i] = a_is_point ? b.points[i] - a.points[0] : b.points[0] - a.points[i];
     }
   } else {
     std::array<Vec2, kMaxPolygonVertices * kMaxPolygonVertices> differences;
     int n = 0;
-    for (int j = 0; j < input.b.count; ++j) {
-      for (int i = 0; i < input.a.count; ++i) differences[n++] = input.b.points[j] - input.a.points[i];
+    for (int j = 0; j < b.count; ++j) {
+      for (int i = 0; i < a.count; ++i) differences[n++] = b.points[j] - a.points[i];
     }
     hull_count = ComputeHull(std::span<const Vec2>(differences.data(), n), hull);
   }
-  const Core minkowski{hull.data(), hull_count, input.a.radius + input.b.radius};
-  RayCastInput ray{Vec2{}, input.translation, input.max_fraction};
+  const Core minkowski{hull.data(), hull_count, a.radius + b.radius};
+  RayCastInput ray{Vec2{}, translation, max_fraction};
   out = RayCastCoreFromOutside(minkowski, ray, frame);
   out.point = Vec2{};  // the Minkowski space's, not the answer's
   return out;

@@ -7,6 +7,7 @@
 
 #include "arbiter/core/collision.h"
 #include "arbiter/core/math.h"
+#include "proxy_view.h"
 
 namespace arbiter::internal {
 
@@ -40,12 +41,19 @@ class RayFrame {
   mutable bool ready_ = false;
 };
 
-/// RayCast(proxy, input), with `frame` that of input.translation.
-CastOutput RayCast(const ShapeProxy& proxy, const RayCastInput& input, const RayFrame& frame);
+/// RayCast(proxy, input) of the proxy `proxy` views, with `frame` that of
+/// input.translation.
+CastOutput RayCast(const ProxyView& proxy, const RayCastInput& input, const RayFrame& frame);
 
-/// ShapeCast(input) without the contact point (left zero), with `frame`
-/// that of input.translation; ShapeCastPoint gives the point of a hit.
-CastOutput ShapeCastWithoutPoint(const ShapeCastInput& input, const RayFrame& frame);
+/// TestOverlap and ContainsPoint of the proxies the views show.
+bool TestOverlap(const ProxyView& a, const ProxyView& b);
+bool ContainsPoint(const ProxyView& proxy, Vec2 point);
+
+/// ShapeCast({a, b, translation, max_fraction}) of the proxies the views
+/// show, without the contact point (left zero), with `frame` that of
+/// `translation`; ShapeCastPoint gives the point of a hit.
+CastOutput ShapeCastWithoutPoint(const ProxyView& a, const ProxyView& b, Vec2 translation, Fixed max_fraction,
+                                 const RayFrame& frame);
 
 /// The contact point ShapeCast reports for a hit at `fraction`.
 Vec2 ShapeCastPoint(const ShapeCastInput& input, Fixed fraction);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "proxy_view.h"
+
 namespace arbiter {
 namespace {
 
@@ -59,14 +61,6 @@ ShapeProxy MakeProxy(std::span<const Vec2> points, Fixed radius) {
   return proxy;
 }
 
-Aabb ComputeProxyAabb(const ShapeProxy& proxy) {
-  Vec2 lower = proxy.points[0], upper = proxy.points[0];
-  for (int i = 1; i < proxy.count; ++i) {
-    lower = {Min(lower.x, proxy.points[i].x), Min(lower.y, proxy.points[i].y)};
-    upper = {Max(upper.x, proxy.points[i].x), Max(upper.y, proxy.points[i].y)};
-  }
-  const Vec2 r{proxy.radius, proxy.radius};
-  return {lower - r, upper + r};
-}
+Aabb ComputeProxyAabb(const ShapeProxy& proxy) { return internal::ViewAabb(internal::ViewOf(proxy)); }
 
 }  // namespace arbiter

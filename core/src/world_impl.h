@@ -18,6 +18,7 @@
 #include "dynamic_tree.h"
 #include "id_map.h"
 #include "intern_table.h"
+#include "proxy_view.h"
 
 namespace arbiter {
 
@@ -259,6 +260,12 @@ struct World::Impl {
   /// The world-space proxy of a live shape.
   ShapeProxy ProxyOf(const internal::ShapeRecord& s) const {
     return internal::ProxyFromPoints(s, &world_points[s.point_offset]);
+  }
+  /// The same geometry read in place (valid until world_points changes):
+  /// for the queries, which test many shapes and copy none.
+  internal::ProxyView ViewOf(const internal::ShapeRecord& s) const {
+    const bool chain = s.type == ShapeType::kChainSegment;
+    return {&world_points[s.point_offset], chain ? 2 : static_cast<int32_t>(s.point_count), s.radius, chain};
   }
 
   internal::DynamicTree& TreeFor(BodyType type) {

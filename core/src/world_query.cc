@@ -12,6 +12,7 @@
 namespace arbiter {
 
 using internal::FilterCheck;
+using internal::ProxyView;
 using internal::RayFrame;
 using internal::ShapeRecord;
 
@@ -71,7 +72,7 @@ std::vector<ShapeRef> Overlap(const World::Impl& w, const Aabb& bounds, const Qu
   std::vector<ShapeRef> refs;
   QueryBothTrees(w, bounds, [&](uint32_t index) {
     const ShapeRecord& s = w.shapes[index];
-    if (check.Passes(s) && test(w.ProxyOf(s))) refs.push_back({s.body_id, s.index_in_body});
+    if (check.Passes(s) && test(w.ViewOf(s))) refs.push_back({s.body_id, s.index_in_body});
     return true;
   });
   return SortedRefs(std::move(refs));
@@ -122,7 +123,7 @@ void CastQuery(const World::Impl& w, Vec2 origin, Vec2 translation, Fixed max_fr
     const Fixed limit = collector.early_out_fraction();
     if (!check.Passes(s)) return limit;
     ++tests;
-    const CastOutput out = cast(w.ProxyOf(s), limit);
+    const CastOutput out = cast(w.ViewOf(s), limit);
     if (!out.hit) return limit;
     collector.AddHit(MakeHit(s, out));
     if (offered != nullptr) offered->Add(s, index);
@@ -149,10 +150,11 @@ void CastProxy(const World::Impl& w, const ShapeProxy& moving, Vec2 translation,
   const Vec2 inflate{(box.upper.x - box.lower.x).Half() + ulp, (box.upper.y - box.lower.y).Half() + ulp};
   const RayFrame frame(translation);
   OfferedShapes offered;
+  const ProxyView moving_view = internal::ViewOf(moving);
   CastQuery(
       w, center, translation, kFixedOne, inflate, filter,
-      [&](const ShapeProxy& target, Fixed limit) {
-        return internal::ShapeCastWithoutPoint(ShapeCastInput{moving, target, translation, limit}, frame);
+      [&](const ProxyView& target, Fixed limit) {
+        return internal::ShapeCastWithoutPoint(moving_view, target, translation, limit, frame);
       },
       collector, nullptr, &offered, search_movable);
   // The contact point (a whole ShapeDistance) for the reported hits only.
@@ -175,7 +177,7 @@ void World::CastRay(const RayCastInput& ray, const QueryFilter& filter, CastColl
   const RayFrame frame(ray.translation);
   CastQuery(
       *impl_, ray.origin, ray.translation, ray.max_fraction, Vec2{}, filter,
-      [&](const ShapeProxy& proxy, Fixed limit) {
+      [&](const ProxyView& proxy, Fixed limit) {
         return internal::RayCast(proxy, RayCastInput{ray.origin, ray.translation, limit}, frame);
       },
       collector, stats);
@@ -205,17 +207,20 @@ bool World::CastRayAny(const RayCastInput& ray, const QueryFilter& filter) const
 }
 
 std::vector<ShapeRef> World::OverlapPoint(Vec2 point, const QueryFilter& filter) const {
-  return Overlap(*impl_, Aabb{point, point}, filter, [&](const ShapeProxy& p) { return ContainsPoint(p, point); });
+  return Overlap(*impl_, Aabb{point, point}, filter, [&](const ProxyView& p) { return internal::ContainsPoint(p, point); });
 }
 
 std::vector<ShapeRef> World::OverlapAabb(const Aabb& box, const QueryFilter& filter) const {
   const ShapeProxy query = BoxProxy(box);
-  return Overlap(*impl_, box, filter, [&](const ShapeProxy& p) { return TestOverlap(query, p); });
+  const ProxyView query_view = internal::ViewOf(query);
+  return Overlap(*impl_, box, filter, [&](const ProxyView& p) { return internal::TestOverlap(query_view, p); });
 }
 
 std::vector<ShapeRef> World::OverlapShape(const Shape& shape, const Transform& transform, const QueryFilter& filter) const {
   const ShapeProxy query = MakeProxy(shape, transform);
-  return Overlap(*impl_, ComputeProxyAabb(query), filter, [&](const ShapeProxy& p) { return TestOverlap(query, p); });
+  const ProxyView query_view = internal::ViewOf(query);
+  return Overlap(*impl_, ComputeProxyAabb(query), filter,
+                 [&](const ProxyView& p) { return internal::TestOverlap(query_view, p); });
 }
 
 std::optional<CastHit> World::CastShapeClosest(const Shape& shape, const Transform& transform, Vec2 translation,
