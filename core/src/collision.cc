@@ -75,13 +75,16 @@ bool PolygonCoreContains(const Core& c, Vec2 p) {
   return true;
 }
 
-// Exact squared distance from p to the box [lo, hi], Q64.64. Each gap is a
+// Exact: is p farther than r (>= 0) from the box [lo, hi]? Each gap is a
 // difference of two world-space coordinates, below 2^31 units (limits.h), so
-// its square is below 2^126 and the sum of two below 2^127.
-Int128 DistanceSquaredToBox(Vec2 p, Vec2 lo, Vec2 hi) {
+// its square is below 2^126 and the sum of two below 2^127. A gap above r
+// alone decides it (its square already exceeds r^2), without a product:
+// most candidates of a query are that far.
+bool FartherFromBox(Vec2 p, Vec2 lo, Vec2 hi, Fixed r) {
   const Fixed dx = p.x < lo.x ? lo.x - p.x : (p.x > hi.x ? p.x - hi.x : kFixedZero);
   const Fixed dy = p.y < lo.y ? lo.y - p.y : (p.y > hi.y ? p.y - hi.y : kFixedZero);
-  return MulWide(dx, dx) + MulWide(dy, dy);
+  if (dx > r || dy > r) return true;
+  return MulWide(dx, dx) + MulWide(dy, dy) > MulWide(r, r);
 }
 
 // Exact: is p within r of the core (inside a polygon core, or within r of
@@ -100,7 +103,7 @@ bool CoreWithin(const Core& c, Vec2 p, Fixed r) {
       lo = {Min(lo.x, c.points[i].x), Min(lo.y, c.points[i].y)};
       hi = {Max(hi.x, c.points[i].x), Max(hi.y, c.points[i].y)};
     }
-    if (DistanceSquaredToBox(p, lo, hi) > MulWide(r, r)) return false;
+    if (FartherFromBox(p, lo, hi, r)) return false;
   }
   if (c.count >= 3) {
     if (PolygonCoreContains(c, p)) return true;
