@@ -449,6 +449,7 @@ struct FaceClip {
   int enter_face = -1;
   Int128 exit_num, exit_den;
   bool outside_parallel = false;  ///< outside a face and not moving into it: a miss
+  bool any_outside = false;       ///< the origin is outside some face clipped so far
 
   bool clipped_away() const { return CompareProducts(enter_num, exit_den, exit_num, enter_den) > 0; }
 };
@@ -464,6 +465,7 @@ void ClipByFace(const Core& c, const RayCastInput& in, int i, const Int128& r2, 
   // origin that close must still see the face it is about to enter.
   const Int128 dist = DotWide(n, in.origin - a);  // |e| x signed distance to the edge line
   const bool outside = dist.Sign() > 0 && (c.radius == kFixedZero || CompareProducts(dist, dist, r2, LengthSquaredWide(e)) > 0);
+  clip->any_outside = clip->any_outside || outside;
   const Int128 den = DotWide(n, in.translation);
   if (den.IsZero() || (outside && den.Sign() > 0)) {
     // Parallel to the face, or leaving it, from outside: no entry.
@@ -606,14 +608,16 @@ CastOutput RayCastCoreFromOutside(const Core& c, const RayCastInput& in, const R
 bool TestOverlap(const ShapeProxy& a, const ShapeProxy& b) { return internal::TestOverlap(ViewOf(a), ViewOf(b)); }
 
 bool internal::TestOverlap(const ProxyView& a, const ProxyView& b) {
-  if (!AabbsOverlap(a, b)) return false;
   // A disk (or point) against anything: TestOverlapCores's answer for a
   // one-point core is "the point lies within ra + rb of the other core"
   // (its crossing tests then only find the point on an edge, and its
   // vertex-to-point distances are each bounded by an edge's distance), which
-  // CoreWithin decides with a box test and one edge loop.
+  // CoreWithin decides with a box test and one edge loop. Its box test
+  // rejects whatever the boxes' overlap test would (a gap above ra + rb on
+  // one axis), so that one is not made first.
   if (a.count == 1) return CoreWithin(CoreOf(b), a.points[0], a.radius + b.radius);
   if (b.count == 1) return CoreWithin(CoreOf(a), b.points[0], a.radius + b.radius);
+  if (!AabbsOverlap(a, b)) return false;
   return TestOverlapCores(CoreOf(a), CoreOf(b));
 }
 
@@ -634,15 +638,26 @@ CastOutput RayCast(const ShapeProxy& proxy, const RayCastInput& input) {
 }
 
 CastOutput internal::RayCast(const ProxyView& proxy, const RayCastInput& input, const RayFrame& frame) {
+  CastOutput inside;
+  inside.point = input.origin;
+  inside.hit = true;
   // A chain segment is seen from its front only (chain.h).
   if (proxy.one_sided && ViewChainSide(proxy, input.origin) <= 0) return CastOutput{};
-  if (ContainsPoint(proxy, input.origin)) {
-    CastOutput out;
-    out.point = input.origin;
-    out.hit = true;
-    return out;
+  const Core c = CoreOf(proxy);
+  if (c.count >= 3 && c.radius == kFixedZero && input.translation != Vec2{}) {
+    // A sharp polygon (most query targets): its faces' clip decides whether
+    // the origin is inside too. Face i finds the origin outside exactly when
+    // dot(RightPerp(e), origin - a) > 0, that is cross(e, origin - a) < 0,
+    // which is PolygonCoreContains's test of the same edge, so no face
+    // outside is the containment test's "inside", without its pass.
+    const FaceClip clip = ClipByFaces(c, input);
+    if (!clip.any_outside) return inside;
+    // What RayCastCoreFromOutside does with this clip for a sharp polygon.
+    if (clip.outside_parallel || clip.enter_face < 0) return CastOutput{};
+    return EntryFaceHit(c, input, frame, clip);
   }
-  return RayCastCoreFromOutside(CoreOf(proxy), input, frame);
+  if (CoreContainsPoint(c, input.origin)) return inside;
+  return RayCastCoreFromOutside(c, input, frame);
 }
 
 CastOutput RayCast(const Shape& shape, const Transform& xf, const RayCastInput& input) {
