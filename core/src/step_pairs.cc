@@ -64,8 +64,8 @@ SweepEntry MakeEntry(const Aabb& tight, Fixed g, bool sweep_x, ShapeRef ref, uin
                  : SweepEntry{lo.y.raw(), hi.y.raw(), lo.x.raw(), hi.x.raw(), ref, shape, slot};
 }
 
-// Every static non-sensor shape as a sweep entry: its tree box (the tight
-// box the static tree's queries test) grown by half the speculative
+// Every static non-sensor shape as a sweep entry: its tight box (the
+// static tree holds it only rounded out) grown by half the speculative
 // distance, the reach of a static body being zero.
 void AddStaticEntries(const World::Impl& w, bool sweep_x, std::vector<SweepEntry>* entries) {
   for (uint32_t slot = 0; slot < w.bodies.size(); ++slot) {
@@ -75,7 +75,7 @@ void AddStaticEntries(const World::Impl& w, bool sweep_x, std::vector<SweepEntry
       const uint32_t si = body.first_shape + i;
       const ShapeRecord& s = w.shapes[si];
       if (s.is_sensor) continue;
-      entries->push_back(MakeEntry(w.static_tree.GetAabb(s.proxy), kHalfSpeculative, sweep_x, {body.id, s.index_in_body}, si, slot));
+      entries->push_back(MakeEntry(PlacedBox(w, s), kHalfSpeculative, sweep_x, {body.id, s.index_in_body}, si, slot));
     }
   }
 }
