@@ -6,16 +6,7 @@
 
 namespace arbiter::internal {
 
-int32_t CompactTree::AllocateNode() {
-  if (free_list_ == kNull) {
-    nodes_.emplace_back();
-    return static_cast<int32_t>(nodes_.size() - 1);
-  }
-  const int32_t node = free_list_;
-  free_list_ = nodes_[node].parent;
-  nodes_[node] = Node();
-  return node;
-}
+int32_t CompactTree::AllocateNode() { return AllocateFromPool(nodes_, free_list_); }
 
 void CompactTree::FreeNode(int32_t node) {
   nodes_[node] = Node();

@@ -90,6 +90,20 @@ class CompactTree {
     int32_t height = 0;      // >= 1; -1 for free nodes
   };
 
+  // Asks for what visiting `child` will read first: a node's boxes and
+  // children (48 bytes, on up to two cache lines), or, through
+  // prefetch(key), a leaf's record (its first read otherwise stalls the
+  // walk when the leaf is popped).
+  template <class Prefetch>
+  void FetchChild(int32_t child, Prefetch& prefetch) const {
+    if (IsLeaf(child)) {
+      prefetch(KeyOf(child));
+      return;
+    }
+    PrefetchRead(&nodes_[child]);
+    PrefetchRead(&nodes_[child].child[1]);
+  }
+
   int32_t HeightOf(int32_t ref) const { return ref == kNull ? 0 : IsLeaf(ref) ? 0 : nodes_[ref].height; }
   int SlotIn(int32_t node, int32_t ref) const { return nodes_[node].child[0] == ref ? 0 : 1; }
   // The box of a node or leaf as stored at its place (its parent's slot or
@@ -144,18 +158,9 @@ uint64_t CompactTree::Query(const Aabb& box, Visit&& visit, Prefetch&& prefetch)
     visits += 2;
     const bool touch1 = Overlaps(node.box[0], q), touch2 = Overlaps(node.box[1], q);
     // The walk waits on memory one level at a time: a child to be visited
-    // is fetched now (its boxes; the node spans up to two cache lines),
-    // while its sibling's subtree runs. A leaf's record likewise.
-    auto fetch = [&](int32_t child) {
-      if (IsLeaf(child)) {
-        prefetch(KeyOf(child));
-        return;
-      }
-      PrefetchRead(&nodes_[child]);
-      PrefetchRead(&nodes_[child].child[1]);
-    };
-    if (touch1) fetch(node.child[0]);
-    if (touch2) fetch(node.child[1]);
+    // is fetched now, while its sibling's subtree runs.
+    if (touch1) FetchChild(node.child[0], prefetch);
+    if (touch2) FetchChild(node.child[1], prefetch);
     // Without branches, which the overlap tests mispredict (DynamicTree).
     stack[top] = node.child[1];
     top += touch2 ? 1 : 0;
@@ -219,18 +224,9 @@ uint64_t CompactTree::RayCast(Vec2 origin, Vec2 translation, Fixed max_fraction,
     visits += 2;
     const bool touch1 = may_touch(node.box[0], &centre1);
     const bool touch2 = may_touch(node.box[1], &centre2);
-    // As in Query: a child to be visited is fetched now, a leaf's record
-    // too (its first read otherwise stalls the walk when it is popped).
-    auto fetch = [&](int32_t child) {
-      if (IsLeaf(child)) {
-        prefetch(KeyOf(child));
-        return;
-      }
-      PrefetchRead(&nodes_[child]);
-      PrefetchRead(&nodes_[child].child[1]);
-    };
-    if (touch1) fetch(node.child[0]);
-    if (touch2) fetch(node.child[1]);
+    // As in Query.
+    if (touch1) FetchChild(node.child[0], prefetch);
+    if (touch2) FetchChild(node.child[1], prefetch);
     // Near child last on the stack, so it is visited first.
     if (touch1 && touch2) {
       const int near = filter.Along(centre1) <= filter.Along(centre2) ? 0 : 1;

@@ -41,6 +41,20 @@ inline void PrefetchRead(const void* p) {
 #endif
 }
 
+/// A node from a pool whose free nodes are chained through their `parent`
+/// field from `free_list` (-1 ends it): a free one, reset, or a new one.
+template <class Node>
+int32_t AllocateFromPool(std::vector<Node>& nodes, int32_t& free_list) {
+  if (free_list < 0) {
+    nodes.emplace_back();
+    return static_cast<int32_t>(nodes.size() - 1);
+  }
+  const int32_t node = free_list;
+  free_list = nodes[node].parent;
+  nodes[node] = Node();
+  return node;
+}
+
 class DynamicTree {
  public:
   static constexpr int32_t kNull = -1;
