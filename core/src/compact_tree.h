@@ -170,7 +170,14 @@ uint64_t CompactTree::Query(const Aabb& box, Visit&& visit, Prefetch&& prefetch)
   return visits;
 }
 
+// Kept out of line, as DynamicTree::RayCast is (both trees' casts share
+// it): inlined into its one caller, the sweep's CastProxy, it changed what
+// else the compiler inlined there, and sweeps ran 7-10% slower (arena-10k,
+// peer_bench --profile sweeps, interleaved with main d823291).
 template <class Clip, class Prefetch>
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((noinline))
+#endif
 uint64_t CompactTree::RayCast(Vec2 origin, Vec2 translation, Fixed max_fraction, Vec2 inflate, Clip&& clip,
                               Prefetch&& prefetch) const {
   if (root_ == kNull) return 0;
