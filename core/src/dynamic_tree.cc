@@ -1,20 +1,13 @@
 #include "dynamic_tree.h"
 
+#include "sah_split.h"
+
 #include <algorithm>
 #include <utility>
 
 namespace arbiter::internal {
 
-int32_t DynamicTree::AllocateNode() {
-  if (free_list_ == kNull) {
-    nodes_.emplace_back();
-    return static_cast<int32_t>(nodes_.size() - 1);
-  }
-  const int32_t node = free_list_;
-  free_list_ = nodes_[node].parent;
-  nodes_[node] = Node();
-  return node;
-}
+int32_t DynamicTree::AllocateNode() { return AllocateFromPool(nodes_, free_list_); }
 
 void DynamicTree::FreeNode(int32_t node) {
   nodes_[node].parent = free_list_;
@@ -247,96 +240,9 @@ void DynamicTree::LayOutDepthFirst() {
   free_list_ = kNull;
 }
 
-namespace {
-
-constexpr int kSahBins = 32;
-
-// The best binned split of `count` leaves along one axis: the last bin of
-// the left part and its cost n_left P(left) + n_right P(right), in 128 bits.
-struct BinnedSplit {
-  int bin = -1;  // -1: no split along this axis
-  Int128 cost = 0;
-};
-
-template <class BoxOf, class BinOf>
-BinnedSplit BestSplit(const int32_t* leaves, int32_t count, BoxOf&& box_of, BinOf&& bin_of) {
-  int32_t bin_count[kSahBins] = {};
-  Aabb bin_box[kSahBins];
-  for (int32_t i = 0; i < count; ++i) {
-    const int b = bin_of(leaves[i]);
-    bin_box[b] = bin_count[b] == 0 ? box_of(leaves[i]) : Union(bin_box[b], box_of(leaves[i]));
-    ++bin_count[b];
-  }
-  // Sweep from the right to get the cost of every right part, then from
-  // the left.
-  Int128 right_cost[kSahBins];
-  Aabb acc;
-  int32_t n = 0;
-  for (int b = kSahBins - 1; b > 0; --b) {
-    if (bin_count[b] > 0) {
-      acc = n == 0 ? bin_box[b] : Union(acc, bin_box[b]);
-      n += bin_count[b];
-    }
-    right_cost[b] = n == 0 ? Int128(0) : Int128::Mul(n, HalfPerimeterCost(acc));
-  }
-  BinnedSplit best;
-  n = 0;
-  for (int b = 0; b + 1 < kSahBins; ++b) {
-    if (bin_count[b] > 0) {
-      acc = n == 0 ? bin_box[b] : Union(acc, bin_box[b]);
-      n += bin_count[b];
-    }
-    if (n == 0 || n == count) continue;
-    const Int128 cost = Int128::Mul(n, HalfPerimeterCost(acc)) + right_cost[b + 1];
-    if (best.bin < 0 || cost < best.cost) best = {b, cost};
-  }
-  return best;
-}
-
-}  // namespace
-
-// Binned SAH over leaf centres (Wald, "On fast Construction of SAH-based
-// Bounding Volume Hierarchies", 2007), 32 bins on each axis, the cheaper
-// split kept (x on a tie).
 int32_t DynamicTree::BuildTopDown(int32_t* leaves, int32_t count) {
   if (count == 1) return leaves[0];
-  Vec2 lo = Center(nodes_[leaves[0]].aabb), hi = lo;
-  for (int32_t i = 1; i < count; ++i) {
-    const Vec2 c = Center(nodes_[leaves[i]].aabb);
-    lo = {Min(lo.x, c.x), Min(lo.y, c.y)};
-    hi = {Max(hi.x, c.x), Max(hi.y, c.y)};
-  }
-  auto box_of = [&](int32_t leaf) -> const Aabb& { return nodes_[leaf].aabb; };
-  auto binner = [&](bool use_x) {
-    const Fixed extent = use_x ? hi.x - lo.x : hi.y - lo.y;
-    return [&, use_x, extent](int32_t leaf) {
-      const Vec2 c = Center(nodes_[leaf].aabb);
-      const Fixed key = use_x ? c.x - lo.x : c.y - lo.y;
-      return static_cast<int>(DivFloor(Int128::Mul(key.raw(), kSahBins), extent.raw() + 1).ToInt64Wrapped());
-    };
-  };
-  const BinnedSplit split_x = hi.x > lo.x ? BestSplit(leaves, count, box_of, binner(true)) : BinnedSplit{};
-  const BinnedSplit split_y = hi.y > lo.y ? BestSplit(leaves, count, box_of, binner(false)) : BinnedSplit{};
-  const bool use_x = split_y.bin < 0 || (split_x.bin >= 0 && split_x.cost <= split_y.cost);
-  const BinnedSplit& best = use_x ? split_x : split_y;
-
-  int32_t split = count / 2;  // the fallback: equal halves in input order
-  if (best.bin >= 0) {
-    // Stable partition: bins <= best.bin first, input order kept.
-    const auto bin_of = binner(use_x);
-    std::vector<int32_t> right;
-    right.reserve(count);
-    int32_t left_n = 0;
-    for (int32_t i = 0; i < count; ++i) {
-      if (bin_of(leaves[i]) <= best.bin) {
-        leaves[left_n++] = leaves[i];
-      } else {
-        right.push_back(leaves[i]);
-      }
-    }
-    std::copy(right.begin(), right.end(), leaves + left_n);
-    split = left_n;
-  }
+  const int32_t split = SahPartition(leaves, count, [&](int32_t leaf) -> const Aabb& { return nodes_[leaf].aabb; });
   const int32_t child1 = BuildTopDown(leaves, split);
   const int32_t child2 = BuildTopDown(leaves + split, count - split);
   const int32_t parent = AllocateNode();

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "arbiter/core/math.h"
+#include "quantized_box.h"
 
 namespace arbiter::internal {
 
@@ -38,6 +39,20 @@ inline void PrefetchRead(const void* p) {
 #else
   (void)p;
 #endif
+}
+
+/// A node from a pool whose free nodes are chained through their `parent`
+/// field from `free_list` (-1 ends it): a free one, reset, or a new one.
+template <class Node>
+int32_t AllocateFromPool(std::vector<Node>& nodes, int32_t& free_list) {
+  if (free_list < 0) {
+    nodes.emplace_back();
+    return static_cast<int32_t>(nodes.size() - 1);
+  }
+  const int32_t node = free_list;
+  free_list = nodes[node].parent;
+  nodes[node] = Node();
+  return node;
 }
 
 class DynamicTree {
@@ -183,9 +198,18 @@ uint64_t DynamicTree::Query(const Aabb& box, Visit&& visit, Prefetch&& prefetch)
 // cause, so no box the exact test accepts is ever rejected (a few more may
 // be accepted). Floor is monotone, so the clamp and the box overlap test
 // commute with the shift and stay conservative too.
+//
+// Boxes may come in a BoxFrame's units (the static tree's QBoxes): box
+// coordinate c stands for raw base + c 2^S. The box test's bounds are then
+// moved into frame units (exactly: raw < b iff c < ceil((b - base) / 2^S)),
+// and a shifted operand floor((base + c 2^S - L) / 2^shift) is formed as
+//   c 2^(S - shift) + floor((base - L) / 2^shift)   when shift < S,
+//   floor((c + floor((base - L) / 2^S)) / 2^(shift - S))   otherwise
+// (the first pulls out a multiple of 2^shift, the second nests floors),
+// the same values as from the decoded box, without decoding it.
 class SegmentBoxFilter {
  public:
-  SegmentBoxFilter(Vec2 origin, Vec2 translation, const Aabb& segment_box, Vec2 inflate)
+  SegmentBoxFilter(Vec2 origin, Vec2 translation, const Aabb& segment_box, Vec2 inflate, BoxFrame frame = {})
       : ox_(origin.x.raw()),
         oy_(origin.y.raw()),
         // |origin| <= 2^61 raw (limits.h: 2^29 units) and the inflation,
@@ -194,13 +218,25 @@ class SegmentBoxFilter {
         lower_x_(inflate.x.raw() + ox_),
         upper_x_(ox_ - inflate.x.raw()),
         lower_y_(inflate.y.raw() + oy_),
-        upper_y_(oy_ - inflate.y.raw()) {
+        upper_y_(oy_ - inflate.y.raw()),
+        frame_(frame) {
     // The largest magnitude any clamped operand can have before the shift.
     uint64_t bound = std::max(MagnitudeOf(translation.x.raw()), MagnitudeOf(translation.y.raw()));
     bound = std::max({bound, MagnitudeOf(segment_box.lower.x.raw() - ox_), MagnitudeOf(segment_box.upper.x.raw() - ox_),
                       MagnitudeOf(segment_box.lower.y.raw() - oy_), MagnitudeOf(segment_box.upper.y.raw() - oy_)});
     const int width = 64 - std::countl_zero(bound);
     shift_ = width > kOperandBits ? width - kOperandBits : 0;
+    // The operands from frame units (see the class comment). |base| <
+    // 2^62 (quantized_box.h) and |lower_x_| < 2^61 + 2^58, so base - L
+    // fits; so does c 2^(S - shift), which is (decoded - base) / 2^shift
+    // with |decoded - base| < 2^63.
+    const int common = std::min(frame.shift, shift_);
+    scale_ = int64_t{1} << (frame.shift - common);
+    down_ = shift_ - common;
+    from_lx_ = (frame.base_x - lower_x_) >> common;
+    from_ux_ = (frame.base_x - upper_x_) >> common;
+    from_ly_ = (frame.base_y - lower_y_) >> common;
+    from_uy_ = (frame.base_y - upper_y_) >> common;
     dx_ = translation.x.raw() >> shift_;
     dy_ = translation.y.raw() >> shift_;
     const int64_t adx = dx_ < 0 ? -dx_ : dx_, ady = dy_ < 0 ? -dy_ : dy_;
@@ -227,12 +263,13 @@ class SegmentBoxFilter {
     // exactly when a >= (b + 1) 2^s. Each bound is within 2^s of the
     // segment box's side (|side - origin| <= 2^62 + 1 raw, limits.h's
     // query translation; s <= 35) plus the origin and the inflation
-    // (2^61 and 2^58 raw at most), so it fits an int64.
+    // (2^61 and 2^58 raw at most), so it fits an int64. Then in frame
+    // units: raw < b exactly when c < ceil((b - base) / 2^S).
     const int64_t unit = int64_t{1} << shift_;
-    below_x_ = slx_ * unit + upper_x_;
-    beyond_x_ = (sux_ + 1) * unit + lower_x_;
-    below_y_ = sly_ * unit + upper_y_;
-    beyond_y_ = (suy_ + 1) * unit + lower_y_;
+    below_x_ = InFrame(slx_ * unit + upper_x_, frame_.base_x);
+    beyond_x_ = InFrame((sux_ + 1) * unit + lower_x_, frame_.base_x);
+    below_y_ = InFrame(sly_ * unit + upper_y_, frame_.base_y);
+    beyond_y_ = InFrame((suy_ + 1) * unit + lower_y_, frame_.base_y);
     // A box that passes the box test is clamped into [slx, sux] x [sly, suy]
     // with lower <= upper (floor is monotone and lower - ix <= upper + ix),
     // so Hx <= sux - slx, |Cx| <= 2 max(|slx|, |sux|), and likewise in y;
@@ -254,18 +291,24 @@ class SegmentBoxFilter {
   /// is formed then and not for every box tested.
   int64_t Along(Centre c) const { return c.x * dx_ + c.y * dy_; }
 
-  /// False only when the segment surely misses `box` grown by the inflation.
-  /// Sets *centre (see Along) when true.
+  /// False only when the segment surely misses `box` (raw; the frame must
+  /// be the identity) grown by the inflation. Sets *centre (see Along)
+  /// when true.
   bool MayTouch(const Aabb& box, Centre* centre) const {
+    return MayTouch(box.lower.x.raw(), box.lower.y.raw(), box.upper.x.raw(), box.upper.y.raw(), centre);
+  }
+
+  /// The same for a box in the frame's units (decoded sides below 2^62 +
+  /// 2^33 in magnitude, quantized_box.h).
+  bool MayTouch(int64_t lower_x, int64_t lower_y, int64_t upper_x, int64_t upper_y, Centre* centre) const {
     // Most boxes fail here (the boxes do not overlap), before any shift.
-    if (box.upper.x.raw() < below_x_ || box.lower.x.raw() >= beyond_x_ || box.upper.y.raw() < below_y_ ||
-        box.lower.y.raw() >= beyond_y_) {
+    if (upper_x < below_x_ || lower_x >= beyond_x_ || upper_y < below_y_ || lower_y >= beyond_y_) {
       return false;
     }
-    int64_t lx = (box.lower.x.raw() - lower_x_) >> shift_;
-    int64_t ux = (box.upper.x.raw() - upper_x_) >> shift_;
-    int64_t ly = (box.lower.y.raw() - lower_y_) >> shift_;
-    int64_t uy = (box.upper.y.raw() - upper_y_) >> shift_;
+    int64_t lx = (lower_x * scale_ + from_lx_) >> down_;
+    int64_t ux = (upper_x * scale_ + from_ux_) >> down_;
+    int64_t ly = (lower_y * scale_ + from_ly_) >> down_;
+    int64_t uy = (upper_y * scale_ + from_uy_) >> down_;
     lx = std::max(lx, slx_);
     ux = std::min(ux, sux_);
     ly = std::max(ly, sly_);
@@ -282,15 +325,29 @@ class SegmentBoxFilter {
  private:
   static constexpr int kOperandBits = 29;
   static uint64_t MagnitudeOf(int64_t v) { return v < 0 ? 0 - static_cast<uint64_t>(v) : static_cast<uint64_t>(v); }
+  // ceil((b - base) / 2^S), exactly and without overflow: the identity
+  // frame has base 0; otherwise S >= 2 and, with b = bh 2^S + bl and base =
+  // kh 2^S + kl (0 <= bl, kl < 2^S), it is bh - kh + (bl > kl), where
+  // |bh - kh| < 2^62.
+  int64_t InFrame(int64_t b, int64_t base) const {
+    const int s = frame_.shift;
+    if (s == 0) return b - base;
+    const int64_t mask = (int64_t{1} << s) - 1;
+    return (b >> s) - (base >> s) + ((b & mask) > (base & mask) ? 1 : 0);
+  }
 
   int64_t ox_, oy_;
   int64_t lower_x_, upper_x_, lower_y_, upper_y_;  // what box coordinates are measured from
+  BoxFrame frame_;
   int shift_ = 0;
+  int64_t scale_ = 1;  // 2^(S - min(S, shift))
+  int down_ = 0;       // shift - min(S, shift)
+  int64_t from_lx_ = 0, from_ux_ = 0, from_ly_ = 0, from_uy_ = 0;  // floor((base - L) / 2^min(S, shift)), per side
   int64_t dx_ = 0, dy_ = 0;
   int64_t adx_ = 0, ady_ = 0, slack_ = 0;
   int64_t bound_ = 0;  // slack_ plus the largest Hx + Hy + |Cx| + |Cy| of a clamped box
   int64_t slx_ = 0, sux_ = 0, sly_ = 0, suy_ = 0;  // the segment's box, shifted
-  int64_t below_x_ = 0, beyond_x_ = 0, below_y_ = 0, beyond_y_ = 0;  // the box test's bounds, raw
+  int64_t below_x_ = 0, beyond_x_ = 0, below_y_ = 0, beyond_y_ = 0;  // the box test's bounds, in frame units
 };
 
 template <class Clip, class Prefetch>

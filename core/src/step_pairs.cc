@@ -14,9 +14,10 @@
 // query per body. Movable against static: a static shape's reach is zero,
 // so its tight box grown by half the speculative distance joins the same
 // sweep (the rule again, exactly) when the statics are few next to the
-// movers; when they are many, one query of the static tree (tight boxes)
-// per movable shape, with its box grown by reach + speculative, finds the
-// same pairs without sweeping every static.
+// movers; when they are many, one query of the static tree per movable
+// shape, with its box grown by reach + speculative, and the rule checked on
+// each candidate's tight box (the tree's are rounded out), finds the same
+// pairs without sweeping every static.
 #include <algorithm>
 
 #include "step_internal.h"
@@ -64,8 +65,8 @@ SweepEntry MakeEntry(const Aabb& tight, Fixed g, bool sweep_x, ShapeRef ref, uin
                  : SweepEntry{lo.y.raw(), hi.y.raw(), lo.x.raw(), hi.x.raw(), ref, shape, slot};
 }
 
-// Every static non-sensor shape as a sweep entry: its tree box (the tight
-// box the static tree's queries test) grown by half the speculative
+// Every static non-sensor shape as a sweep entry: its tight box (the
+// static tree holds it only rounded out) grown by half the speculative
 // distance, the reach of a static body being zero.
 void AddStaticEntries(const World::Impl& w, bool sweep_x, std::vector<SweepEntry>* entries) {
   for (uint32_t slot = 0; slot < w.bodies.size(); ++slot) {
@@ -75,7 +76,7 @@ void AddStaticEntries(const World::Impl& w, bool sweep_x, std::vector<SweepEntry
       const uint32_t si = body.first_shape + i;
       const ShapeRecord& s = w.shapes[si];
       if (s.is_sensor) continue;
-      entries->push_back(MakeEntry(w.static_tree.GetAabb(s.proxy), kHalfSpeculative, sweep_x, {body.id, s.index_in_body}, si, slot));
+      entries->push_back(MakeEntry(PlacedBox(w, s), kHalfSpeculative, sweep_x, {body.id, s.index_in_body}, si, slot));
     }
   }
 }
@@ -94,9 +95,11 @@ void PairWithStatics(const World::Impl& w, const StepState& st, bool sweep_x, bo
       if (s.is_sensor) continue;  // sensors are handled after the solve
       const Aabb tight = PlacedBox(w, s);
       if (query_statics && body.type == BodyType::kDynamic) {
-        const Fixed g = reach + kSpeculativeDistance;
-        w.static_tree.Query(GrowBox(tight, g), [&, si = si](uint32_t other) {
-          if (MayPair(w, si, other)) AddPair(w, si, other, &out->pairs);
+        const Aabb grown = GrowBox(tight, reach + kSpeculativeDistance);
+        // The tree's boxes are rounded out (compact_tree.h), so its
+        // candidates are checked against the rule's exact boxes.
+        w.static_tree.Query(grown, [&, si = si](uint32_t other) {
+          if (MayPair(w, si, other) && Overlaps(grown, PlacedBox(w, w.shapes[other]))) AddPair(w, si, other, &out->pairs);
           return !Over(st, out->pairs);
         });
       }

@@ -291,7 +291,7 @@ Status World::AddBodies(std::span<const BodyDef> defs) {
   w.layout_stamp = Impl::NewLayoutStamp();
   // Many shapes at once: a top-down build beats incremental insertion (for
   // the movable tree too: its shape never reaches a result).
-  auto rebuild_if_bulk = [](internal::DynamicTree& tree, size_t added) {
+  auto rebuild_if_bulk = [](auto& tree, size_t added) {
     if (added >= 64 && added * 4 >= static_cast<size_t>(tree.leaf_count())) tree.Rebuild();
   };
   rebuild_if_bulk(w.static_tree, new_statics);
@@ -322,7 +322,11 @@ Status World::RemoveBodies(std::span<const uint64_t> ids) {
     BodyRecord& body = w.bodies[slot];
     for (uint32_t i = 0; i < body.shape_count; ++i) {
       ShapeRecord& s = w.shapes[body.first_shape + i];
-      w.TreeFor(body.type).DestroyProxy(s.proxy);
+      if (body.type == BodyType::kStatic) {
+        w.static_tree.DestroyProxy(s.proxy);
+      } else {
+        w.movable_tree.DestroyProxy(s.proxy);
+      }
       s.proxy = -1;
       s.alive = false;
       w.filters.Release(s.filter);
@@ -505,6 +509,8 @@ void World::Impl::CompactIfSparse() {
   std::vector<ShapeRecord> new_shapes;
   std::vector<Vec2> new_local, new_world;
   new_shapes.reserve(shapes.size() - dead_shapes);
+  // The static tree is keyed by shape index: renamed all at once below.
+  std::vector<uint32_t> new_static_key(shapes.size());
   for (uint32_t slot = 0; slot < bodies.size(); ++slot) {
     BodyRecord& body = bodies[slot];
     if (body.id == 0) continue;
@@ -519,11 +525,18 @@ void World::Impl::CompactIfSparse() {
         new_local.insert(new_local.end(), &local_points[s.local_offset], &local_points[s.local_offset] + s.point_count);
         s.local_offset = local_offset;
       }
-      TreeFor(body.type).SetUser(s.proxy, static_cast<uint32_t>(new_shapes.size()));
+      const uint32_t new_index = static_cast<uint32_t>(new_shapes.size());
+      if (body.type == BodyType::kStatic) {
+        new_static_key[s.proxy] = new_index;
+        s.proxy = static_cast<int32_t>(new_index);
+      } else {
+        movable_tree.SetUser(s.proxy, new_index);
+      }
       new_shapes.push_back(s);
     }
     body.first_shape = first;
   }
+  static_tree.Renumber(new_static_key);
   shapes = std::move(new_shapes);
   local_points = std::move(new_local);
   world_points = std::move(new_world);

@@ -15,6 +15,7 @@
 #include "arbiter/core/limits.h"
 #include "arbiter/core/proxy.h"
 #include "arbiter/core/world.h"
+#include "compact_tree.h"
 #include "dynamic_tree.h"
 #include "id_map.h"
 #include "intern_table.h"
@@ -126,7 +127,8 @@ struct ShapeRecord {
   uint64_t body_id = 0;
   uint64_t user_tag = 0;
   uint32_t body_slot = 0;
-  int32_t proxy = -1;  // leaf in the body's tree; -1 once removed
+  // Leaf in the body's tree (a static shape's is its index); -1 once removed.
+  int32_t proxy = -1;
   // Into local_points, or kDerivedLocal: then local point k is world
   // point k - the body's position (exact: Q32.32 addition wraps, so the
   // subtraction undoes it), which AppendShape checked for every point.
@@ -212,7 +214,9 @@ struct World::Impl {
   // ::material); a record's indexes are added with it and released with it.
   internal::InternTable<Filter, internal::FilterHash> filters;
   internal::InternTable<internal::ShapeMaterial, internal::MaterialHash> materials;
-  internal::DynamicTree static_tree;   // static bodies
+  // Static bodies: a compact tree keyed by shape index (ShapeRecord::proxy
+  // is the shape's index), whose boxes contain the exact ones.
+  internal::CompactTree static_tree;
   internal::DynamicTree movable_tree;  // kinematic and dynamic bodies, fat boxes
   /// Each movable proxy's box in the movable tree (fat), by proxy id, so
   /// that the step's refit check reads one flat array instead of a tree
@@ -266,10 +270,6 @@ struct World::Impl {
   internal::ProxyView ViewOf(const internal::ShapeRecord& s) const {
     const bool chain = s.type == ShapeType::kChainSegment;
     return {&world_points[s.point_offset], chain ? 2 : static_cast<int32_t>(s.point_count), s.radius, chain};
-  }
-
-  internal::DynamicTree& TreeFor(BodyType type) {
-    return type == BodyType::kStatic ? static_tree : movable_tree;
   }
 
   /// CastShapeClosest for a proxy already placed at the start of the cast.

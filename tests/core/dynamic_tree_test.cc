@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "arbiter/core/limits.h"
+#include "compact_tree.h"
 #include "testing/random.h"
 
 namespace arbiter::internal {
@@ -119,9 +120,15 @@ TEST_F(RandomTree, SmallMovesKeepBoxesExactAndQueriesComplete) {
   }
 }
 
-TEST(DynamicTree, RayCastNeverSkipsABoxTheSegmentTouches) {
+// Both trees: the static one (CompactTree) tests rounded-out boxes.
+template <class Tree>
+class AnyTree : public ::testing::Test {};
+using TreeTypes = ::testing::Types<DynamicTree, CompactTree>;
+TYPED_TEST_SUITE(AnyTree, TreeTypes);
+
+TYPED_TEST(AnyTree, RayCastNeverSkipsABoxTheSegmentTouches) {
   testing::SplitMix64 rng(41);
-  DynamicTree tree;
+  TypeParam tree;
   std::vector<Aabb> boxes;
   for (int i = 0; i < 2000; ++i) {
     boxes.push_back(RandomBox(rng));
