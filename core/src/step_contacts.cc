@@ -107,8 +107,14 @@ size_t CollidePairs(const World::Impl& w, StepState* st, size_t begin, size_t en
     const ShapeRecord& sa = w.shapes[pair.shape_a];
     const ShapeRecord& sb = w.shapes[pair.shape_b];
     const Fixed speculative = kSpeculativeDistance + st->reach[sa.body_slot] + st->reach[sb.body_slot];
+    CoreMemo* memo_a = &(*memos)[pair.shape_a];
+    CoreMemo* memo_b = &(*memos)[pair.shape_b];
+    // Convex shapes are read in place (the proxy Collide would be given
+    // holds the same points); chain segments take the proxy's path.
     const Manifold& m = st->manifolds[i] =
-        CollideMemo(w.ProxyOf(sa), &(*memos)[pair.shape_a], w.ProxyOf(sb), &(*memos)[pair.shape_b], speculative);
+        sa.type == ShapeType::kChainSegment || sb.type == ShapeType::kChainSegment
+            ? CollideMemo(w.ProxyOf(sa), memo_a, w.ProxyOf(sb), memo_b, speculative)
+            : CollideViews(w.ViewOf(sa), memo_a, w.ViewOf(sb), memo_b, speculative);
     if (m.point_count > 0) ++touching;
   }
   return touching;
