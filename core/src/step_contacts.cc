@@ -73,6 +73,10 @@ void MakeConstraint(const World::Impl& w, const StepState& st, const Pair& pair,
     p.anchor_a = m.points[i].point - ca;
     p.anchor_b = m.points[i].point - cb;
     p.base_separation = m.points[i].separation - Dot(p.anchor_b - p.anchor_a, m.normal);
+    // What the solver's first pass computes from the poses at the start
+    // of the tick (step_solver.cc, SolveContact): Dot(anchor_b - anchor_a,
+    // normal) + base_separation, which wraps back to the manifold's.
+    p.separation = m.points[i].separation;
     if (previous != nullptr) {
       for (int k = 0; k < previous->point_count; ++k) {
         if (previous->points[k].id == p.id) {

@@ -67,6 +67,9 @@ struct SolverPoint {
   Vec2 anchor_a;  // from centre of mass A, world frame, at the start of the tick
   Vec2 anchor_b;
   Fixed base_separation;  // separation minus dot(anchor_b - anchor_a, normal)
+  /// The separation at the bodies' current poses (step_solver.cc): the
+  /// manifold's at the start of the tick, then each relax pass's.
+  Fixed separation;
   Fixed normal_impulse;
   Fixed tangent_impulse;
   Fixed max_normal_impulse;

@@ -91,8 +91,15 @@ void ApplyImpulse(SolverBody* a, SolverBody* b, Vec2 ra, Vec2 rb, Vec2 impulse) 
 // scale of one and an impulse scale of zero are left out (x 1 rounds to x,
 // 0 x is 0 and y - 0 is y), and the soft mass normal_mass * mass_scale is
 // the product formed once per tick (soft_normal_mass).
-template <StaticSide S>
-void SolveContact(SolverContact& c, SolverBody* bodies, const Softness& soft, Fixed inv_h, bool use_bias) {
+//
+// The separation is a function of the poses alone, and the poses change
+// only in IntegratePosition: the biased pass of a sub-step sees the poses
+// the previous sub-step's relax pass saw (or, in the first sub-step, the
+// poses at the start of the tick, where the separation is the manifold's:
+// MakeConstraint). So the relax pass computes it and stores it in the
+// point, and the biased pass reads it: the same bits, half the work.
+template <StaticSide S, bool kUseBias>
+void SolveContact(SolverContact& c, SolverBody* bodies, const Softness& soft, Fixed inv_h) {
   SolverBody& a = bodies[c.body_a];
   SolverBody& b = bodies[c.body_b];
   const Vec2 n = c.normal;
@@ -100,12 +107,18 @@ void SolveContact(SolverContact& c, SolverBody* bodies, const Softness& soft, Fi
   for (int i = 0; i < c.point_count; ++i) {
     SolverPoint& p = c.points[i];
     // Current separation from the bodies' motion so far this tick.
-    const Fixed s = Dot(Displacement<S>(a, b, p.anchor_a, p.anchor_b), n) + p.base_separation;
+    Fixed s;
+    if constexpr (kUseBias) {
+      s = p.separation;
+    } else {
+      s = Dot(Displacement<S>(a, b, p.anchor_a, p.anchor_b), n) + p.base_separation;
+      p.separation = s;
+    }
     const Fixed vn = Dot(Relative<S>(a, b, p.anchor_a, p.anchor_b), n);
     Fixed impulse;
     if (s > kFixedZero) {
       impulse = -(p.normal_mass * (vn + s * inv_h));  // speculative: allow closing exactly the gap
-    } else if (use_bias) {
+    } else if constexpr (kUseBias) {
       const Fixed bias = Max(soft.bias_rate * s, -kContactPushMaxVelocity);
       impulse = -(p.soft_normal_mass * (vn + bias)) - soft.impulse_scale * p.normal_impulse;
     } else {
@@ -251,12 +264,12 @@ void SolveSet(StepState* st, const Softness& soft, const ConstraintList& constra
     }
     for (const size_t k : constraints) {
       SolverContact& c = all[k];
-      WithStaticSide(c, [&]<StaticSide S>() { SolveContact<S>(c, bodies, soft, inv_h, true); });
+      WithStaticSide(c, [&]<StaticSide S>() { SolveContact<S, true>(c, bodies, soft, inv_h); });
     }
     for (size_t j = 1; j <= n; ++j) IntegratePosition(bodies[j], h);
     for (const size_t k : constraints) {
       SolverContact& c = all[k];
-      WithStaticSide(c, [&]<StaticSide S>() { SolveContact<S>(c, bodies, soft, inv_h, false); });
+      WithStaticSide(c, [&]<StaticSide S>() { SolveContact<S, false>(c, bodies, soft, inv_h); });
     }
   }
   for (const size_t k : constraints) {
