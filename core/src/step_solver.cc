@@ -13,12 +13,6 @@
 namespace arbiter::internal {
 namespace {
 
-struct Softness {
-  Fixed bias_rate;
-  Fixed mass_scale;
-  Fixed impulse_scale;
-};
-
 // Soft constraint coefficients for a spring of `hertz` and damping ratio
 // `zeta` integrated with step h (Box2D v3 b2MakeSoft).
 Softness MakeSoft(Fixed hertz, Fixed zeta, Fixed h) {
@@ -415,15 +409,16 @@ uint32_t CutIslands(StepState* st) {
 
 }  // namespace
 
-void SolveContacts(const World::Impl& w, StepState* st) {
+Softness ContactSoftness(const World::Impl& w, const StepState& st) {
   // WorldDef::contact_hertz, clamped to a quarter of the sub-step rate.
-  const Softness soft = MakeSoft(Min(Fixed::FromInt(w.def.contact_hertz),
-                                     Fixed::FromRatio(int64_t{w.def.tick_hz} * st->sub_steps, 4)),
-                                 kContactDampingRatio, st->h);
+  return MakeSoft(Min(Fixed::FromInt(w.def.contact_hertz), Fixed::FromRatio(int64_t{w.def.tick_hz} * st.sub_steps, 4)),
+                  kContactDampingRatio, st.h);
+}
+
+void SolveContacts(const World::Impl& w, StepState* st) {
+  // The contacts' soft masses were formed with this softness by stage 3.
+  const Softness soft = st->soft;
   PrepareIntegration(w, st);
-  for (SolverContact& c : st->constraints) {
-    for (int i = 0; i < c.point_count; ++i) c.points[i].soft_normal_mass = c.points[i].normal_mass * soft.mass_scale;
-  }
   const uint32_t chunks = CutIslands(st);
   if (chunks <= 1) {
     SolveSet(st, soft, IndexRange{0, st->constraints.size()}, st->solver.data(), st->solver.size() - 1,
