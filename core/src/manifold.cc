@@ -59,10 +59,14 @@
 #include "arbiter/core/manifold.h"
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <new>
+#include <type_traits>
 
 #include "arbiter/core/collision.h"
+#include "collision_internal.h"
 #include "manifold_internal.h"
 
 namespace arbiter {
@@ -75,6 +79,26 @@ constexpr Fixed kReferenceTolerance = Fixed::FromRaw(int64_t{1} << 10);
 /// Tied faces prefer the outward normal closest to this direction.
 constexpr Vec2 kPreferredDirection = {Fixed::FromInt(1), Fixed::FromInt(4)};
 
+/// N values of T on the stack, left unset: Fixed's default constructor
+/// zeroes, and zeroing a face list and the edge perps cost more than the
+/// rest of a light pair. Every element is written before it is read (the
+/// routines below read only the entries [0, n) they filled). The storage
+/// is a byte array, which creates the trivially copyable T objects the
+/// writes need (C++20 implicit object creation).
+template <class T, int N>
+class Scratch {
+  static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
+
+ public:
+  T& operator[](int i) { return data()[i]; }
+  const T& operator[](int i) const { return data()[i]; }
+  T* data() { return std::launder(reinterpret_cast<T*>(bytes_)); }
+  const T* data() const { return std::launder(reinterpret_cast<const T*>(bytes_)); }
+
+ private:
+  alignas(T) std::byte bytes_[sizeof(T) * N];
+};
+
 /// A proxy's core with its edge data. The points and lengths are read in
 /// place (the proxy's and the memo's), which outlive the core: it lives
 /// for one call.
@@ -82,9 +106,9 @@ struct Core {
   const Vec2* v = nullptr;  ///< the proxy's points
   int count = 0;
   Fixed radius;
-  int edge_count = 0;                            ///< 0 for a point
-  std::array<Vec2, kMaxPolygonVertices> perp{};  ///< exact RightPerp(v[i+1] - v[i])
-  internal::CoreMemo* memo = nullptr;            ///< the placed shape's memo, never null once made
+  int edge_count = 0;                          ///< 0 for a point
+  Scratch<Vec2, kMaxPolygonVertices> perp;     ///< exact RightPerp(v[i+1] - v[i]), [0, count) once count >= 2
+  internal::CoreMemo* memo = nullptr;          ///< the placed shape's memo, never null once made
 };
 
 /// values[i], filled by compute(perp[i]) the first time (bit i of *filled).
@@ -115,14 +139,15 @@ Vec2 NormalOf(const Core& c, int i) {
 
 int Next(const Core& c, int i) { return i + 1 == c.count ? 0 : i + 1; }
 
-/// The core of `p`, with `memo` for its lengths and normals.
-Core MakeCore(const ShapeProxy& p, internal::CoreMemo* memo) {
-  Core c;
+/// The core of `p`, with `memo` for its lengths and normals, into *out (a
+/// fresh Core).
+void MakeCore(const internal::ProxyView& p, internal::CoreMemo* memo, Core* out) {
+  Core& c = *out;
   c.memo = memo;
   c.count = p.count < 0 ? 0 : (p.count > kMaxPolygonVertices ? kMaxPolygonVertices : p.count);
   c.radius = p.radius;
-  c.v = p.points.data();
-  if (c.count < 2) return c;
+  c.v = p.points;
+  if (c.count < 2) return;
   bool any_edge = false;
   for (int i = 0; i < c.count; ++i) {
     c.perp[i] = RightPerp(c.v[Next(c, i)] - c.v[i]);
@@ -131,10 +156,24 @@ Core MakeCore(const ShapeProxy& p, internal::CoreMemo* memo) {
   // World-space rounding can collapse a tiny shape onto one point.
   if (!any_edge) {
     c.count = 1;
-    return c;
+    return;
   }
   c.edge_count = c.count;
-  return c;
+}
+
+/// The view with its radius set to zero.
+internal::ProxyView ZeroRadius(internal::ProxyView v) {
+  v.radius = kFixedZero;
+  return v;
+}
+
+/// A ShapeProxy of the view's points and a zero radius, for ShapeDistance
+/// (which reads a proxy's points [0, count) and radius only).
+ShapeProxy ZeroRadiusProxy(const internal::ProxyView& v) {
+  ShapeProxy out;
+  for (int i = 0; i < v.count; ++i) out.points[i] = v.points[i];
+  out.count = v.count;
+  return out;
 }
 
 /// One candidate reference face.
@@ -364,11 +403,9 @@ Manifold FaceManifold(const Core& ref, const Face& face, Vec2 n, const Core& inc
 
 /// One point along the distance normal between the radius-0 cores. Returns
 /// false when the distance routine reports the cores as touching.
-bool DistanceManifold(const ShapeProxy& ref_proxy, const Core& ref, const ShapeProxy& inc_proxy, const Core& inc,
-                      uint16_t id, Fixed spec, Manifold* out) {
-  ShapeProxy ref0 = ref_proxy, inc0 = inc_proxy;
-  ref0.radius = kFixedZero;
-  inc0.radius = kFixedZero;
+bool DistanceManifold(const internal::ProxyView& ref_proxy, const Core& ref, const internal::ProxyView& inc_proxy,
+                      const Core& inc, uint16_t id, Fixed spec, Manifold* out) {
+  const ShapeProxy ref0 = ZeroRadiusProxy(ref_proxy), inc0 = ZeroRadiusProxy(inc_proxy);
   const DistanceOutput d = ShapeDistance(ref0, inc0);
   if (d.normal == Vec2{}) return false;
   Manifold m;
@@ -449,10 +486,11 @@ namespace internal {
 
 Manifold CollideOnFirstFace(const ShapeProxy& a, const ShapeProxy& b, Fixed spec) {
   CoreMemo memo_a, memo_b;
-  const Core ca = MakeCore(a, &memo_a);
-  const Core cb = MakeCore(b, &memo_b);
+  Core ca, cb;
+  MakeCore(ViewOf(a), &memo_a, &ca);
+  MakeCore(ViewOf(b), &memo_b, &cb);
   if (ca.edge_count == 0 || cb.count == 0 || !HasEdge(ca, 0)) return Manifold{};
-  std::array<Face, kMaxPolygonVertices> faces;
+  Scratch<Face, kMaxPolygonVertices> faces;
   bool separated = false;
   CollectFaces(ca, cb, false, faces.data(), &separated);
   Face& face = faces[0];
@@ -465,16 +503,23 @@ Manifold CollideOnFirstFace(const ShapeProxy& a, const ShapeProxy& b, Fixed spec
 
 Manifold CollideMemo(const ShapeProxy& a, CoreMemo* memo_a, const ShapeProxy& b, CoreMemo* memo_b,
                      Fixed speculative_distance) {
-  const Fixed spec = speculative_distance;
-  if (a.one_sided || b.one_sided) return internal::CollideWithChain(a, b, spec);
+  if (a.one_sided || b.one_sided) return internal::CollideWithChain(a, b, speculative_distance);
   CoreMemo local_a, local_b;
-  const Core ca = MakeCore(a, memo_a != nullptr ? memo_a : &local_a);
-  const Core cb = MakeCore(b, memo_b != nullptr ? memo_b : &local_b);
+  return CollideViews(ViewOf(a), memo_a != nullptr ? memo_a : &local_a, ViewOf(b),
+                      memo_b != nullptr ? memo_b : &local_b, speculative_distance);
+}
+
+Manifold CollideViews(const ProxyView& a, CoreMemo* memo_a, const ProxyView& b, CoreMemo* memo_b,
+                      Fixed speculative_distance) {
+  const Fixed spec = speculative_distance;
+  Core ca, cb;
+  MakeCore(a, memo_a, &ca);
+  MakeCore(b, memo_b, &cb);
   if (ca.count == 0 || cb.count == 0) return Manifold{};
   if (ca.edge_count == 0 && cb.edge_count == 0) return CollideCircles(ca.v[0], ca.radius, cb.v[0], cb.radius, spec);
 
   // 2. Separating-axis search over the faces of both cores.
-  std::array<Face, 2 * kMaxPolygonVertices> faces;
+  Scratch<Face, 2 * kMaxPolygonVertices> faces;
   bool separated = false;
   int n = CollectFaces(ca, cb, false, faces.data(), &separated);
   n += CollectFaces(cb, ca, true, faces.data() + n, &separated);
@@ -492,18 +537,15 @@ Manifold CollideMemo(const ShapeProxy& a, CoreMemo* memo_a, const ShapeProxy& b,
   // against a segment, whose Minkowski difference can be flat.
   bool disjoint = separated;
   if (!disjoint && ca.count <= 2 && cb.count <= 2) {
-    ShapeProxy a0 = a, b0 = b;
-    a0.radius = kFixedZero;
-    b0.radius = kFixedZero;
-    disjoint = !TestOverlap(a0, b0);
+    disjoint = !internal::TestOverlap(ZeroRadius(a), ZeroRadius(b));
   }
 
   const Face& face = *ChooseReference(faces.data(), n, best, ca, cb);
   const bool flip = face.on_b;
   const Core& ref = flip ? cb : ca;
   const Core& inc = flip ? ca : cb;
-  const ShapeProxy& ref_proxy = flip ? b : a;
-  const ShapeProxy& inc_proxy = flip ? a : b;
+  const ProxyView& ref_proxy = flip ? b : a;
+  const ProxyView& inc_proxy = flip ? a : b;
   const Vec2 ref_normal = NormalOf(ref, face.edge);
 
   // 3. Incident edge through the deepest vertex.

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "arbiter/core/manifold.h"
+#include "proxy_view.h"
 
 namespace arbiter::internal {
 
@@ -26,6 +27,11 @@ struct CoreMemo {
     has_normal = 0;
   }
 };
+
+/// Collide(a, b, spec) (manifold.h) of two convex shapes read in place
+/// (no chain segment: neither view is one-sided), reusing and filling the memos of the two placed shapes
+/// (neither null). The answer is Collide's, bit for bit.
+Manifold CollideViews(const ProxyView& a, CoreMemo* memo_a, const ProxyView& b, CoreMemo* memo_b, Fixed spec);
 
 /// Collide(a, b, spec) (manifold.h), reusing and filling the memos of the
 /// two placed shapes (each may be null). The answer is Collide's, bit for

@@ -56,7 +56,7 @@ void SetUpBodies(const World::Impl& w, StepState* st) {
     // TransformPoint gives p exactly: no rotation to compute.
     st->world_center[slot] = body.motion == internal::BodyRecord::kNone
                                  ? body.transform.p
-                                 : TransformPoint(body.transform, w.motions[body.motion].local_center);
+                                 : internal::TransformLocal(body.transform, w.motions[body.motion].local_center);
   }
   const Fixed gravity_l1 = Abs(w.def.gravity.x) + Abs(w.def.gravity.y);
   for (size_t i = 0; i < st->movers.size(); ++i) {
@@ -174,7 +174,8 @@ StepState& StepScratch::Fresh() {
   st.over_budget = false;
   st.pairs.clear();
   st.sweep.clear();
-  st.next_contacts.clear();
+  // next_contacts keeps its elements: stage 3 sizes it and writes every
+  // field (step_contacts.cc), so they need no zeroing first.
   st.kept_contacts.clear();
   st.woken.clear();
   st.begin_events.clear();

@@ -73,6 +73,10 @@ void MakeConstraint(const World::Impl& w, const StepState& st, const Pair& pair,
     p.anchor_a = m.points[i].point - ca;
     p.anchor_b = m.points[i].point - cb;
     p.base_separation = m.points[i].separation - Dot(p.anchor_b - p.anchor_a, m.normal);
+    // What the solver's first pass computes from the poses at the start
+    // of the tick (step_solver.cc, SolveContact): Dot(anchor_b - anchor_a,
+    // normal) + base_separation, which wraps back to the manifold's.
+    p.separation = m.points[i].separation;
     if (previous != nullptr) {
       for (int k = 0; k < previous->point_count; ++k) {
         if (previous->points[k].id == p.id) {
@@ -82,6 +86,7 @@ void MakeConstraint(const World::Impl& w, const StepState& st, const Pair& pair,
       }
     }
     p.normal_mass = EffectiveMass(body_a, body_b, p.anchor_a, p.anchor_b, m.normal);
+    p.soft_normal_mass = p.normal_mass * st.soft.mass_scale;
     p.tangent_mass = EffectiveMass(body_a, body_b, p.anchor_a, p.anchor_b, tangent);
     p.relative_velocity = Dot(RelativeVelocity(body_a, body_b, p.anchor_a, p.anchor_b), m.normal);
   }
@@ -107,8 +112,14 @@ size_t CollidePairs(const World::Impl& w, StepState* st, size_t begin, size_t en
     const ShapeRecord& sa = w.shapes[pair.shape_a];
     const ShapeRecord& sb = w.shapes[pair.shape_b];
     const Fixed speculative = kSpeculativeDistance + st->reach[sa.body_slot] + st->reach[sb.body_slot];
+    CoreMemo* memo_a = &(*memos)[pair.shape_a];
+    CoreMemo* memo_b = &(*memos)[pair.shape_b];
+    // Convex shapes are read in place (the proxy Collide would be given
+    // holds the same points); chain segments take the proxy's path.
     const Manifold& m = st->manifolds[i] =
-        CollideMemo(w.ProxyOf(sa), &(*memos)[pair.shape_a], w.ProxyOf(sb), &(*memos)[pair.shape_b], speculative);
+        sa.type == ShapeType::kChainSegment || sb.type == ShapeType::kChainSegment
+            ? CollideMemo(w.ProxyOf(sa), memo_a, w.ProxyOf(sb), memo_b, speculative)
+            : CollideViews(w.ViewOf(sa), memo_a, w.ViewOf(sb), memo_b, speculative);
     if (m.point_count > 0) ++touching;
   }
   return touching;
@@ -164,10 +175,13 @@ void BuildConstraints(const World::Impl& w, StepState* st, size_t begin, size_t 
     if (!was_touching) {
       out->begin_events.push_back({pair.a, pair.b, m.points[0].point, m.normal, Max(-c.points[0].relative_velocity, kFixedZero)});
     }
+    // Every field is written (the list is not emptied between ticks):
+    // the solver fills points [0, point_count), the rest is default.
     ContactState& state = st->next_contacts[next++];
     state.a = pair.a;
     state.b = pair.b;
     state.point_count = m.point_count;
+    for (int k = m.point_count; k < 2; ++k) state.points[k] = ContactPointState{};
   }
   if (!last) return;
   for (; old < w.contacts.size(); ++old) unmatched(w.contacts[old]);
@@ -180,6 +194,7 @@ void AppendEvents(const std::vector<ContactEvent>& from, std::vector<ContactEven
 }  // namespace
 
 void PrepareContacts(const World::Impl& w, StepState* st) {
+  st->soft = ContactSoftness(w, *st);
   const size_t n = st->pairs.size();
   const uint32_t chunks = st->tasks.Chunks(n, 128);
   std::vector<ChunkOutput>& out = st->FreshChunks(chunks);
@@ -191,8 +206,9 @@ void PrepareContacts(const World::Impl& w, StepState* st) {
   // Each chunk's constraints start after the earlier chunks' (pair order).
   size_t firsts[kMaxStepChunks + 1] = {};
   for (uint32_t c = 0; c < chunks; ++c) firsts[c + 1] = firsts[c] + out[c].touching;
-  // Not emptied between ticks (StepScratch::Fresh): MakeConstraint writes
-  // every field of its constraint, so only new elements are initialised.
+  // Neither is emptied between ticks (StepScratch::Fresh): MakeConstraint
+  // and BuildConstraints write every field of a constraint and its next
+  // contact, so only new elements are initialised.
   st->constraints.resize(firsts[chunks]);
   st->next_contacts.resize(firsts[chunks]);
   st->tasks.Run(chunks, [&](uint32_t c, uint32_t) {

@@ -87,9 +87,10 @@ Transform SolvedPose(const BodyRecord& body, BodyMotion& motion, const SolverBod
   const Rot turned = MulRot(sb.delta_rotation, body.transform.q);
   if (!memo->valid || memo->in != turned) *memo = {turned, NormalizeRot(turned), true};
   const Rot q = memo->out;
-  path->start = {start_center - RotateVector(q, motion.local_center), q};
+  const Vec2 center_offset = RotateLocal(q, motion.local_center);
+  path->start = {start_center - center_offset, q};
   path->motion = sb.delta_position;
-  return {end_center - RotateVector(q, motion.local_center), q};
+  return {end_center - center_offset, q};
 }
 
 // The pose reached by moving from path.start along path.motion up to just

@@ -67,6 +67,9 @@ struct SolverPoint {
   Vec2 anchor_a;  // from centre of mass A, world frame, at the start of the tick
   Vec2 anchor_b;
   Fixed base_separation;  // separation minus dot(anchor_b - anchor_a, normal)
+  /// The separation at the bodies' current poses (step_solver.cc): the
+  /// manifold's at the start of the tick, then each relax pass's.
+  Fixed separation;
   Fixed normal_impulse;
   Fixed tangent_impulse;
   Fixed max_normal_impulse;
@@ -75,6 +78,13 @@ struct SolverPoint {
   Fixed tangent_mass;
   Fixed relative_velocity;  // normal velocity at the start, for restitution
   uint16_t id = 0;
+};
+
+/// The soft contact's coefficients for the tick (step_solver.cc).
+struct Softness {
+  Fixed bias_rate;
+  Fixed mass_scale;
+  Fixed impulse_scale;
 };
 
 /// Which side of a contact, if any, is the shared immovable body (solver
@@ -93,6 +103,13 @@ struct SolverContact {
   int32_t point_count;
   SolverPoint points[2];
 };
+
+/// RotateVector(q, v), skipping the products for a zero v: every one is
+/// an exact zero then, so the answer is exactly (0, 0). Most bodies have
+/// their centre of mass at their origin.
+inline Vec2 RotateLocal(Rot q, Vec2 v) { return v == Vec2{} ? Vec2{} : RotateVector(q, v); }
+/// TransformPoint(xf, v), the same way: xf.p itself for a zero v.
+inline Vec2 TransformLocal(const Transform& xf, Vec2 v) { return RotateLocal(xf.q, v) + xf.p; }
 
 /// `box` grown by `g` on every side: the pair rule's box (a tight box
 /// grown by a reach and the speculative distance).
@@ -222,6 +239,9 @@ struct StepState {
   Fixed h;      // sub-step
   Fixed inv_h;
   Fixed dt;     // tick
+  /// The contacts' softness this tick (ContactSoftness), set by stage 3,
+  /// which forms each point's soft_normal_mass with it.
+  Softness soft;
   /// Kinematic and dynamic bodies as (id, slot), in id order; mover i is
   /// solver body i + 1.
   std::vector<std::pair<uint64_t, uint32_t>> movers;
@@ -297,6 +317,9 @@ void FindPairs(const World::Impl& w, StepState* st);
 /// Stage 3: manifolds, solver constraints warm started from w.contacts, and
 /// the contact begin/end events.
 void PrepareContacts(const World::Impl& w, StepState* st);
+/// The soft contact coefficients of the world's contact_hertz for the
+/// tick's sub-step (clamped to a quarter of the sub-step rate).
+Softness ContactSoftness(const World::Impl& w, const StepState& st);
 /// Stage 4: the sub-stepped solve; leaves velocities and pose deltas in
 /// st->solver and the impulses in st->next_contacts.
 void SolveContacts(const World::Impl& w, StepState* st);

@@ -13,12 +13,6 @@
 namespace arbiter::internal {
 namespace {
 
-struct Softness {
-  Fixed bias_rate;
-  Fixed mass_scale;
-  Fixed impulse_scale;
-};
-
 // Soft constraint coefficients for a spring of `hertz` and damping ratio
 // `zeta` integrated with step h (Box2D v3 b2MakeSoft).
 Softness MakeSoft(Fixed hertz, Fixed zeta, Fixed h) {
@@ -91,8 +85,15 @@ void ApplyImpulse(SolverBody* a, SolverBody* b, Vec2 ra, Vec2 rb, Vec2 impulse) 
 // scale of one and an impulse scale of zero are left out (x 1 rounds to x,
 // 0 x is 0 and y - 0 is y), and the soft mass normal_mass * mass_scale is
 // the product formed once per tick (soft_normal_mass).
-template <StaticSide S>
-void SolveContact(SolverContact& c, SolverBody* bodies, const Softness& soft, Fixed inv_h, bool use_bias) {
+//
+// The separation is a function of the poses alone, and the poses change
+// only in IntegratePosition: the biased pass of a sub-step sees the poses
+// the previous sub-step's relax pass saw (or, in the first sub-step, the
+// poses at the start of the tick, where the separation is the manifold's:
+// MakeConstraint). So the relax pass computes it and stores it in the
+// point, and the biased pass reads it: the same bits, half the work.
+template <StaticSide S, bool kUseBias>
+void SolveContact(SolverContact& c, SolverBody* bodies, const Softness& soft, Fixed inv_h) {
   SolverBody& a = bodies[c.body_a];
   SolverBody& b = bodies[c.body_b];
   const Vec2 n = c.normal;
@@ -100,12 +101,18 @@ void SolveContact(SolverContact& c, SolverBody* bodies, const Softness& soft, Fi
   for (int i = 0; i < c.point_count; ++i) {
     SolverPoint& p = c.points[i];
     // Current separation from the bodies' motion so far this tick.
-    const Fixed s = Dot(Displacement<S>(a, b, p.anchor_a, p.anchor_b), n) + p.base_separation;
+    Fixed s;
+    if constexpr (kUseBias) {
+      s = p.separation;
+    } else {
+      s = Dot(Displacement<S>(a, b, p.anchor_a, p.anchor_b), n) + p.base_separation;
+      p.separation = s;
+    }
     const Fixed vn = Dot(Relative<S>(a, b, p.anchor_a, p.anchor_b), n);
     Fixed impulse;
     if (s > kFixedZero) {
       impulse = -(p.normal_mass * (vn + s * inv_h));  // speculative: allow closing exactly the gap
-    } else if (use_bias) {
+    } else if constexpr (kUseBias) {
       const Fixed bias = Max(soft.bias_rate * s, -kContactPushMaxVelocity);
       impulse = -(p.soft_normal_mass * (vn + bias)) - soft.impulse_scale * p.normal_impulse;
     } else {
@@ -251,12 +258,12 @@ void SolveSet(StepState* st, const Softness& soft, const ConstraintList& constra
     }
     for (const size_t k : constraints) {
       SolverContact& c = all[k];
-      WithStaticSide(c, [&]<StaticSide S>() { SolveContact<S>(c, bodies, soft, inv_h, true); });
+      WithStaticSide(c, [&]<StaticSide S>() { SolveContact<S, true>(c, bodies, soft, inv_h); });
     }
     for (size_t j = 1; j <= n; ++j) IntegratePosition(bodies[j], h);
     for (const size_t k : constraints) {
       SolverContact& c = all[k];
-      WithStaticSide(c, [&]<StaticSide S>() { SolveContact<S>(c, bodies, soft, inv_h, false); });
+      WithStaticSide(c, [&]<StaticSide S>() { SolveContact<S, false>(c, bodies, soft, inv_h); });
     }
   }
   for (const size_t k : constraints) {
@@ -402,15 +409,16 @@ uint32_t CutIslands(StepState* st) {
 
 }  // namespace
 
-void SolveContacts(const World::Impl& w, StepState* st) {
+Softness ContactSoftness(const World::Impl& w, const StepState& st) {
   // WorldDef::contact_hertz, clamped to a quarter of the sub-step rate.
-  const Softness soft = MakeSoft(Min(Fixed::FromInt(w.def.contact_hertz),
-                                     Fixed::FromRatio(int64_t{w.def.tick_hz} * st->sub_steps, 4)),
-                                 kContactDampingRatio, st->h);
+  return MakeSoft(Min(Fixed::FromInt(w.def.contact_hertz), Fixed::FromRatio(int64_t{w.def.tick_hz} * st.sub_steps, 4)),
+                  kContactDampingRatio, st.h);
+}
+
+void SolveContacts(const World::Impl& w, StepState* st) {
+  // The contacts' soft masses were formed with this softness by stage 3.
+  const Softness soft = st->soft;
   PrepareIntegration(w, st);
-  for (SolverContact& c : st->constraints) {
-    for (int i = 0; i < c.point_count; ++i) c.points[i].soft_normal_mass = c.points[i].normal_mass * soft.mass_scale;
-  }
   const uint32_t chunks = CutIslands(st);
   if (chunks <= 1) {
     SolveSet(st, soft, IndexRange{0, st->constraints.size()}, st->solver.data(), st->solver.size() - 1,
