@@ -350,7 +350,13 @@ class SegmentBoxFilter {
   int64_t below_x_ = 0, beyond_x_ = 0, below_y_ = 0, beyond_y_ = 0;  // the box test's bounds, in frame units
 };
 
+// Kept out of line, as CompactTree::RayCast is: with the static tree a
+// CompactTree, the movable tree's cast is its caller's only one and was
+// inlined into it (measured with peer_bench --profile sweeps).
 template <class Clip, class Prefetch>
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((noinline))
+#endif
 uint64_t DynamicTree::RayCast(Vec2 origin, Vec2 translation, Fixed max_fraction, Vec2 inflate, Clip&& clip,
                               Prefetch&& prefetch) const {
   if (root_ == kNull) return 0;
