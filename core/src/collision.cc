@@ -666,6 +666,10 @@ CastOutput RayCast(const Shape& shape, const Transform& xf, const RayCastInput& 
 
 DistanceOutput ShapeDistance(const ShapeProxy& a, const ShapeProxy& b) { return DistanceCores(CoreOf(a), CoreOf(b)); }
 
+DistanceOutput internal::ShapeDistance(const ProxyView& a, const ProxyView& b) {
+  return DistanceCores(CoreOf(a), CoreOf(b));
+}
+
 DistanceOutput ShapeDistance(const Shape& a, const Transform& xf_a, const Shape& b, const Transform& xf_b) {
   return ShapeDistance(MakeProxy(a, xf_a), MakeProxy(b, xf_b));
 }

@@ -49,6 +49,10 @@ CastOutput RayCast(const ProxyView& proxy, const RayCastInput& input, const RayF
 bool TestOverlap(const ProxyView& a, const ProxyView& b);
 bool ContainsPoint(const ProxyView& proxy, Vec2 point);
 
+/// ShapeDistance of the proxies the views show (their one-sidedness aside,
+/// as ShapeDistance ignores it).
+DistanceOutput ShapeDistance(const ProxyView& a, const ProxyView& b);
+
 /// ShapeCast({a, b, translation, max_fraction}) of the proxies the views
 /// show, without the contact point (left zero), with `frame` that of
 /// `translation`; ShapeCastPoint gives the point of a hit.

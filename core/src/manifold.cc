@@ -167,15 +167,6 @@ internal::ProxyView ZeroRadius(internal::ProxyView v) {
   return v;
 }
 
-/// A ShapeProxy of the view's points and a zero radius, for ShapeDistance
-/// (which reads a proxy's points [0, count) and radius only).
-ShapeProxy ZeroRadiusProxy(const internal::ProxyView& v) {
-  ShapeProxy out;
-  for (int i = 0; i < v.count; ++i) out.points[i] = v.points[i];
-  out.count = v.count;
-  return out;
-}
-
 /// One candidate reference face.
 struct Face {
   bool on_b = false;
@@ -405,8 +396,7 @@ Manifold FaceManifold(const Core& ref, const Face& face, Vec2 n, const Core& inc
 /// false when the distance routine reports the cores as touching.
 bool DistanceManifold(const internal::ProxyView& ref_proxy, const Core& ref, const internal::ProxyView& inc_proxy,
                       const Core& inc, uint16_t id, Fixed spec, Manifold* out) {
-  const ShapeProxy ref0 = ZeroRadiusProxy(ref_proxy), inc0 = ZeroRadiusProxy(inc_proxy);
-  const DistanceOutput d = ShapeDistance(ref0, inc0);
+  const DistanceOutput d = internal::ShapeDistance(ZeroRadius(ref_proxy), ZeroRadius(inc_proxy));
   if (d.normal == Vec2{}) return false;
   Manifold m;
   m.normal = d.normal;
