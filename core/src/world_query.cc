@@ -38,7 +38,7 @@ ShapeProxy BoxProxy(const Aabb& box) {
   return MakeProxy(p, kFixedZero);
 }
 
-// Asks for both cache lines a shape record may straddle (96 bytes each),
+// Asks for both cache lines a shape record may straddle (56 bytes each),
 // for a leaf the walk will visit: its first read is otherwise a cache miss
 // that stalls the walk.
 void PrefetchShape(const World::Impl& w, uint32_t index) {
