@@ -585,21 +585,26 @@ CastOutput EdgeOnSegmentHit(const Core& c, const RayCastInput& in, const RayFram
 // that is the answer. With a radius, an entry point beyond its face's span
 // lies in a corner wedge, where the rounded shape is bounded by the vertex
 // circles instead (EntryFaceHit). `frame` is that of in.translation.
+// CastFromClip is the answer from the core's face clip (count >= 2), for a
+// nonzero translation.
+CastOutput CastFromClip(const Core& c, const RayCastInput& in, const RayFrame& frame, const FaceClip& clip) {
+  if (clip.outside_parallel) return CastOutput{};
+  if (clip.enter_face >= 0) return EntryFaceHit(c, in, frame, clip);
+  if (c.radius == kFixedZero) {
+    if (c.count != 2 || clip.clipped_away()) return CastOutput{};
+    return EdgeOnSegmentHit(c, in, frame);
+  }
+  if (clip.clipped_away()) return CastOutput{};
+  // Corner wedges: the nearest vertex circle hit.
+  return NearestCircleHit(c, in, frame);
+}
+
 CastOutput RayCastCoreFromOutside(const Core& c, const RayCastInput& in, const RayFrame& frame) {
   // |translation| rounds to zero only for the zero vector (a nonzero length
   // squared is at least one raw unit, whose root rounds to one).
   if (in.translation == Vec2{}) return CastOutput{};
-  if (c.count >= 2) {
-    const FaceClip clip = ClipByFaces(c, in);
-    if (clip.outside_parallel) return CastOutput{};
-    if (clip.enter_face >= 0) return EntryFaceHit(c, in, frame, clip);
-    if (c.radius == kFixedZero) {
-      if (c.count != 2 || clip.clipped_away()) return CastOutput{};
-      return EdgeOnSegmentHit(c, in, frame);
-    }
-    if (clip.clipped_away()) return CastOutput{};
-  }
-  // Corner wedges, and disks: the nearest vertex circle hit.
+  if (c.count >= 2) return CastFromClip(c, in, frame, ClipByFaces(c, in));
+  // Disks: the vertex circle.
   return NearestCircleHit(c, in, frame);
 }
 
@@ -701,11 +706,10 @@ CastOutput internal::ShapeCastWithoutPoint(const ProxyView& a, const ProxyView& 
   if (HiddenByChain(a, b)) return out;
   // Overlapping at the start: a hit at fraction 0 (whose point,
   // ShapeCastPoint at 0, is ShapeDistance of the unmoved shapes).
-  if (TestOverlap(a, b)) {
-    out.hit = true;
+  if (translation == Vec2{}) {
+    out.hit = TestOverlap(a, b);
     return out;
   }
-  if (translation == Vec2{}) return out;
   // A + t T meets B exactly when t T lies in the Minkowski difference B - A
   // (rounded by ra + rb): a ray from the origin along T.
   std::array<Vec2, 2 * kMaxPolygonVertices> hull;
@@ -728,8 +732,26 @@ CastOutput internal::ShapeCastWithoutPoint(const ProxyView& a, const ProxyView& 
     hull_count = ComputeHull(std::span<const Vec2>(differences.data(), n), hull);
   }
   const Core minkowski{hull.data(), hull_count, a.radius + b.radius};
-  RayCastInput ray{Vec2{}, translation, max_fraction};
-  out = RayCastCoreFromOutside(minkowski, ray, frame);
+  const RayCastInput ray{Vec2{}, translation, max_fraction};
+  if (hull_count < 2) {
+    if (TestOverlap(a, b)) {
+      out.hit = true;
+      return out;
+    }
+    out = NearestCircleHit(minkowski, ray, frame);
+  } else {
+    // The hull is the exact difference of the cores, so an origin strictly
+    // farther than ra + rb outside one of its face lines (the clip's exact
+    // test) is farther than that from the whole hull: the cores are more
+    // than ra + rb apart, which TestOverlap's exact rule calls apart. Only
+    // an origin inside every pushed-out face needs the overlap test.
+    const FaceClip clip = ClipByFaces(minkowski, ray);
+    if (!clip.any_outside && TestOverlap(a, b)) {
+      out.hit = true;
+      return out;
+    }
+    out = CastFromClip(minkowski, ray, frame, clip);
+  }
   out.point = Vec2{};  // the Minkowski space's, not the answer's
   return out;
 }
