@@ -219,6 +219,7 @@ struct IslandScratch {
   std::vector<uint32_t> constraints;
   std::vector<uint32_t> local_index;  // a body's index in its chunk's array (1 for the first)
   std::vector<std::vector<SolverBody>> local;  // each chunk's copy of its bodies
+  std::vector<std::vector<SolverContact>> local_constraints;  // and of its constraints
   uint32_t body_begin[kMaxStepChunks + 1] = {};
   uint32_t constraint_begin[kMaxStepChunks + 1] = {};
 };

@@ -245,63 +245,38 @@ inline void IntegratePosition(SolverBody& sb, Fixed h) {
 // body a constraint of the set acts on is in the set, so the bodies see
 // exactly their own integration and constraints, in the order of the
 // whole solve.
-template <class ConstraintList, class MoverOf>
-void SolveSet(StepState* st, const Softness& soft, const ConstraintList& constraints, SolverBody* bodies, size_t n,
-              MoverOf mover) {
-  std::vector<SolverContact>& all = st->constraints;
+template <class SlotOf, class MoverOf>
+void SolveSet(StepState* st, const Softness& soft, SolverContact* constraints, size_t count, SlotOf slot,
+              SolverBody* bodies, size_t n, MoverOf mover) {
   const Fixed inv_h = st->inv_h, h = st->h;
   for (int32_t sub = 0; sub < st->sub_steps; ++sub) {
     for (size_t j = 1; j <= n; ++j) IntegrateVelocity(bodies[j], st->integration[mover(j)]);
-    for (const size_t k : constraints) {
-      SolverContact& c = all[k];
+    for (size_t k = 0; k < count; ++k) {
+      SolverContact& c = constraints[k];
       WithStaticSide(c, [&]<StaticSide S>() { WarmStart<S>(c, bodies); });
     }
-    for (const size_t k : constraints) {
-      SolverContact& c = all[k];
+    for (size_t k = 0; k < count; ++k) {
+      SolverContact& c = constraints[k];
       WithStaticSide(c, [&]<StaticSide S>() { SolveContact<S, true>(c, bodies, soft, inv_h); });
     }
     for (size_t j = 1; j <= n; ++j) IntegratePosition(bodies[j], h);
-    for (const size_t k : constraints) {
-      SolverContact& c = all[k];
+    for (size_t k = 0; k < count; ++k) {
+      SolverContact& c = constraints[k];
       WithStaticSide(c, [&]<StaticSide S>() { SolveContact<S, false>(c, bodies, soft, inv_h); });
     }
   }
-  for (const size_t k : constraints) {
-    SolverContact& c = all[k];
+  for (size_t k = 0; k < count; ++k) {
+    SolverContact& c = constraints[k];
     WithStaticSide(c, [&]<StaticSide S>() { ApplyRestitution<S>(c, bodies); });
   }
   for (size_t j = 1; j <= n; ++j) ClampVelocity(&bodies[j]);
   // Impulses for warm starting next tick.
-  for (const size_t k : constraints) {
-    const SolverContact& c = all[k];
-    ContactState& state = st->next_contacts[k];
+  for (size_t k = 0; k < count; ++k) {
+    const SolverContact& c = constraints[k];
+    ContactState& state = st->next_contacts[slot(k)];
     for (int i = 0; i < c.point_count; ++i) state.points[i] = {c.points[i].id, c.points[i].normal_impulse, c.points[i].tangent_impulse};
   }
 }
-
-// [begin, end) as a range of indices.
-struct IndexRange {
-  size_t first, last;
-  struct Iterator {
-    size_t i;
-    size_t operator*() const { return i; }
-    Iterator& operator++() {
-      ++i;
-      return *this;
-    }
-    bool operator!=(const Iterator& o) const { return i != o.i; }
-  };
-  Iterator begin() const { return {first}; }
-  Iterator end() const { return {last}; }
-};
-
-// A list of indices [first, last) of a uint32 array.
-struct IndexSpan {
-  const uint32_t* first;
-  const uint32_t* last;
-  const uint32_t* begin() const { return first; }
-  const uint32_t* end() const { return last; }
-};
 
 uint32_t IslandRoot(std::vector<uint32_t>& parent, uint32_t x) {
   while (parent[x] != x) {
@@ -421,33 +396,43 @@ void SolveContacts(const World::Impl& w, StepState* st) {
   PrepareIntegration(w, st);
   const uint32_t chunks = CutIslands(st);
   if (chunks <= 1) {
-    SolveSet(st, soft, IndexRange{0, st->constraints.size()}, st->solver.data(), st->solver.size() - 1,
-             [](size_t j) { return j - 1; });
+    SolveSet(st, soft, st->constraints.data(), st->constraints.size(), [](size_t k) { return k; }, st->solver.data(),
+             st->solver.size() - 1, [](size_t j) { return j - 1; });
     return;
   }
   IslandScratch& is = st->islands;
-  // Each chunk's body array is sized here, so the tasks allocate nothing
-  // (the executor's contract: a task does not throw).
+  // Each chunk's arrays are sized here, so the tasks allocate nothing (the
+  // executor's contract: a task does not throw).
   if (is.local.size() < chunks) is.local.resize(chunks);
-  for (uint32_t c = 0; c < chunks; ++c) is.local[c].resize(is.body_begin[c + 1] - is.body_begin[c] + 1);
+  if (is.local_constraints.size() < chunks) is.local_constraints.resize(chunks);
+  for (uint32_t c = 0; c < chunks; ++c) {
+    is.local[c].resize(is.body_begin[c + 1] - is.body_begin[c] + 1);
+    is.local_constraints[c].resize(is.constraint_begin[c + 1] - is.constraint_begin[c]);
+  }
   st->tasks.Run(chunks, [&](uint32_t c, uint32_t) {
-    // The chunk's bodies are copied into an array of its own (index 0 the
-    // immovable body, then the chunk's bodies in order) and its
-    // constraints' body indices rewritten to that array (nothing reads
-    // them after the solve), so that two tasks never write one cache line
-    // of bodies; the bodies go back when the chunk is solved.
+    // The chunk's bodies and constraints are copied into arrays of its own
+    // (bodies: index 0 the immovable body, then the chunk's bodies in
+    // order; the copied constraints' body indices rewritten to them), so
+    // that two tasks never write one cache line: constraints of different
+    // islands lie side by side in pair order, and a line written by both
+    // threads in every pass moved between the cores on each write. The
+    // bodies go back when the chunk is solved; the constraints are not
+    // read after the solve, only their impulses, stored by SolveSet.
     const uint32_t* const global = is.bodies.data() + is.body_begin[c];
     const size_t n = is.body_begin[c + 1] - is.body_begin[c];
     std::vector<SolverBody>& local = is.local[c];
     local[0] = st->solver[0];
     for (size_t j = 0; j < n; ++j) local[j + 1] = st->solver[global[j]];
-    const IndexSpan list{is.constraints.data() + is.constraint_begin[c], is.constraints.data() + is.constraint_begin[c + 1]};
-    for (const uint32_t k : list) {
-      SolverContact& sc = st->constraints[k];
+    const uint32_t* const list = is.constraints.data() + is.constraint_begin[c];
+    std::vector<SolverContact>& constraints = is.local_constraints[c];
+    for (size_t k = 0; k < constraints.size(); ++k) {
+      SolverContact& sc = constraints[k];
+      sc = st->constraints[list[k]];
       if (sc.body_a != 0) sc.body_a = static_cast<int32_t>(is.local_index[static_cast<uint32_t>(sc.body_a)]);
       if (sc.body_b != 0) sc.body_b = static_cast<int32_t>(is.local_index[static_cast<uint32_t>(sc.body_b)]);
     }
-    SolveSet(st, soft, list, local.data(), n, [&](size_t j) { return global[j - 1] - 1; });
+    SolveSet(st, soft, constraints.data(), constraints.size(), [&](size_t k) { return list[k]; }, local.data(), n,
+             [&](size_t j) { return global[j - 1] - 1; });
     for (size_t j = 0; j < n; ++j) st->solver[global[j]] = local[j + 1];
   });
 }
