@@ -109,8 +109,10 @@ class Fixed {
   static constexpr Fixed FromQ64(Int128 q64) {
     const Int128 r = q64 + Int128(kOneRaw / 2);
     const int64_t hi = static_cast<int64_t>(r.hi());
-    if (hi != static_cast<int32_t>(hi)) return hi < 0 ? Min() : Max();
-    return FromRaw(static_cast<int64_t>((r.lo() >> kFractionBits) | (r.hi() << kFractionBits)));
+    if (hi == static_cast<int32_t>(hi)) [[likely]] {
+      return FromRaw(static_cast<int64_t>((r.lo() >> kFractionBits) | (r.hi() << kFractionBits)));
+    }
+    return hi < 0 ? Min() : Max();
   }
 
  private:
