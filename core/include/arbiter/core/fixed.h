@@ -76,9 +76,7 @@ class Fixed {
     return FromRaw(static_cast<int64_t>(static_cast<uint64_t>(a.raw_) - static_cast<uint64_t>(b.raw_)));
   }
   constexpr Fixed operator-() const { return Fixed() - *this; }
-  friend constexpr Fixed operator*(Fixed a, Fixed b) {
-    return FromWide(Int128::Mul(a.raw_, b.raw_).ShiftRightRound(kFractionBits));
-  }
+  friend constexpr Fixed operator*(Fixed a, Fixed b) { return FromQ64(Int128::Mul(a.raw_, b.raw_)); }
   /// Rounded quotient; x / 0 saturates to Max() or Min() (0 / 0 is 0).
   friend Fixed operator/(Fixed a, Fixed b);
 
@@ -101,6 +99,20 @@ class Fixed {
   static constexpr Fixed FromWide(Int128 raw) {
     if (raw.FitsInt64()) return FromRaw(raw.ToInt64Wrapped());
     return raw.IsNegative() ? Min() : Max();
+  }
+  /// A Q64.64 raw value rounded to Q32.32 (ties toward +infinity),
+  /// saturating: FromWide(q64.ShiftRightRound(kFractionBits)), bit for bit.
+  /// Every product rounds here, so the range test looks at the rounded
+  /// value's high word alone: r >> 32 fits in int64 exactly when r's high
+  /// word fits in int32, one compare instead of rebuilding the shifted
+  /// high word and comparing it with the low word's sign.
+  static constexpr Fixed FromQ64(Int128 q64) {
+    const Int128 r = q64 + Int128(kOneRaw / 2);
+    const int64_t hi = static_cast<int64_t>(r.hi());
+    if (hi == static_cast<int32_t>(hi)) [[likely]] {
+      return FromRaw(static_cast<int64_t>((r.lo() >> kFractionBits) | (r.hi() << kFractionBits)));
+    }
+    return hi < 0 ? Min() : Max();
   }
 
  private:
@@ -127,7 +139,7 @@ constexpr Fixed Clamp(Fixed v, Fixed lo, Fixed hi) { return v < lo ? lo : (hi < 
 /// The exact product a * b as a Q64.64 raw value.
 constexpr Int128 MulWide(Fixed a, Fixed b) { return Int128::Mul(a.raw(), b.raw()); }
 /// A Q64.64 raw value rounded to Q32.32 (saturating).
-constexpr Fixed RoundWide(Int128 q64) { return Fixed::FromWide(q64.ShiftRightRound(Fixed::kFractionBits)); }
+constexpr Fixed RoundWide(Int128 q64) { return Fixed::FromQ64(q64); }
 /// q64 / d for a Q64.64 numerator and a Q32.32 divisor: a Q32.32 quotient,
 /// rounded to nearest; saturates, and d == 0 gives Max()/Min()/0 by sign.
 Fixed DivWide(Int128 q64, Fixed d);
