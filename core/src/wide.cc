@@ -101,24 +101,45 @@ Int128 DivRoundNearest(Int128 a, int64_t d) {
 
 namespace {
 
-// ceil(sqrt((t + 1) 2^22)) for t in [2^8, 2^10): an upper bound of
-// sqrt(x) 2^11 for every x in [t, t + 1), about 2^-9 above it at worst
-// (sqrt(1 + 1/t) - 1 <= 2^-9, plus the ceiling's 2^-15). Exact integers,
-// computed at compile time.
-struct SqrtSeeds {
-  uint32_t upper[1024] = {};
-  constexpr SqrtSeeds() {
-    for (uint64_t t = 256; t < 1024; ++t) {
-      const uint64_t v = (t + 1) << 22;  // < 2^32
+// ceil(sqrt(k 2^16) 2^18) = ceil(sqrt(k 2^52)) for k in [2^8, 2^10]: the
+// square root, with 18 fraction bits, at the knots k 2^16 of [2^24, 2^26],
+// rounded up. Exact integers (k 2^52 < 2^63), computed at compile time.
+struct SqrtKnots {
+  uint64_t upper[1025] = {};
+  constexpr SqrtKnots() {
+    for (uint64_t k = 256; k <= 1024; ++k) {
+      const uint64_t v = k << 52;
       uint64_t r = 0;
-      for (uint64_t bit = uint64_t{1} << 16; bit != 0; bit >>= 1) {
+      for (uint64_t bit = uint64_t{1} << 31; bit != 0; bit >>= 1) {
         if ((r + bit) * (r + bit) <= v) r += bit;
       }
-      upper[t] = static_cast<uint32_t>(r * r == v ? r : r + 1);
+      upper[k] = r * r == v ? r : r + 1;
     }
   }
 };
-constexpr SqrtSeeds kSqrtSeeds;
+constexpr SqrtKnots kSqrtKnots;
+
+// An upper bound of sqrt(a) for a of `width` >= 26 bits, at most about
+// 2^-21 above it (relative), from a's top 25 or 26 bits t (an even shift 2h
+// below them): sqrt(a) < sqrt(v) 2^h with v = t + 1 in (2^24, 2^26]. On
+// the knot interval (K, K + 2^16] holding v, the chord between the rounded-up
+// knots lies on or above the chord of f(v) = sqrt(v) 2^18, and f, being
+// concave, lies at most h^2 / 8 max|f''| = 2^32 / 8 * 2^18 / (4 2^36) =
+// 2^9 above that chord; the chord is rounded down by less than one. So
+// U = knot + floor(slope part) + 1 + 2^9 >= f(v), and U 2^(h - 18), rounded
+// up (clamped to 2^64 - 1 past it: sqrt(a) < 2^63.5), bounds sqrt(a).
+uint64_t SqrtSeedAbove(Int128 a, int width) {
+  const int shift = (width - 25) & ~1;  // even, leaving 25 or 26 bits
+  const int h = shift / 2;
+  const uint64_t t = a.ShiftRight(shift).lo();  // in [2^24, 2^26)
+  const uint64_t k = t >> 16;
+  const uint64_t d = t + 1 - (k << 16);  // in [1, 2^16]
+  const uint64_t lo = kSqrtKnots.upper[k], hi = kSqrtKnots.upper[k + 1];
+  const uint64_t u = lo + (((hi - lo) * d) >> 16) + 1 + (uint64_t{1} << 9);  // < 2^32
+  if (h < 18) return (u + (uint64_t{1} << (18 - h)) - 1) >> (18 - h);
+  const int up = h - 18;
+  return up > 0 && (u >> (64 - up)) != 0 ? ~uint64_t{0} : u << up;
+}
 
 // a < b for two values taken as unsigned 128-bit integers.
 bool LessU128(Int128 a, Int128 b) { return a.hi() != b.hi() ? a.hi() < b.hi() : a.lo() < b.lo(); }
@@ -128,22 +149,19 @@ bool LessU128(Int128 a, Int128 b) { return a.hi() != b.hi() ? a.hi() < b.hi() : 
 uint64_t ISqrtFloor(Int128 a) {
   if (a.IsNegative() || a.IsZero()) return 0;
   // Newton's iteration from above (x <- (x + a/x) / 2 decreases to
-  // floor(sqrt(a)) and stops there; Crandall & Pomerance, Algorithm 9.2.11).
-  // Seed: with a's top ten bits t (an even shift 2h below them), sqrt(a) <
-  // sqrt(t + 1) 2^h <= upper[t] 2^(h - 11), at most 2^-9 too high, so three
-  // steps bring x within one of sqrt(a) for any a < 2^127. Small a (h < 11)
-  // take the seed sqrt(top 16 bits) + 1 found bit by bit. Each step's x is
-  // at least floor(sqrt(a)); once x^2 <= a it is that floor, which a product
-  // tells instead of one more division. Exact: no floats.
+  // floor(sqrt(a)) and stops there; Crandall & Pomerance, Algorithm 9.2.11):
+  // any seed at or above sqrt(a) ends at that floor, a closer one in fewer
+  // steps. SqrtSeedAbove's is about 2^-21 too high, so one step brings x
+  // within one of sqrt(a) for a below 2^80 (a length's square, about 2^64)
+  // and two for any a < 2^127 (a normalisation's, about 2^122). Small a
+  // (under 26 bits) take the seed sqrt(top 16 bits) + 1 found bit by bit.
+  // Each step's x is at least floor(sqrt(a)); once x^2 <= a it is that
+  // floor, which a product tells instead of one more division. Exact: no
+  // floats.
   const int width = a.BitWidth();
   uint64_t x;
-  const int shift10 = width > 10 ? ((width - 10 + 1) & ~1) : 0;  // even
-  if (shift10 / 2 >= 11) {
-    const uint64_t top = a.ShiftRight(shift10).lo();  // in [2^8, 2^10)
-    const int up = shift10 / 2 - 11;
-    // sqrt(a) < 2^63.5: an upper bound past 2^64 - 1 is clamped (still >= sqrt(a)).
-    const uint64_t seed = kSqrtSeeds.upper[top];
-    x = up >= 64 - 17 && (seed >> (64 - up)) != 0 ? ~uint64_t{0} : seed << up;
+  if (width >= 26) {
+    x = SqrtSeedAbove(a, width);
   } else {
     const int shift = width > 16 ? ((width - 16 + 1) & ~1) : 0;  // even
     const uint64_t top = a.ShiftRight(shift).lo();                 // < 2^16
@@ -151,7 +169,7 @@ uint64_t ISqrtFloor(Int128 a) {
     for (uint64_t bit = uint64_t{1} << 7; bit != 0; bit >>= 1) {
       if ((seed + bit) * (seed + bit) <= top) seed += bit;
     }
-    x = (seed + 1) << (shift / 2);  // shift <= 14 here: no overflow
+    x = (seed + 1) << (shift / 2);  // shift <= 10 here: no overflow
   }
   for (;;) {
     // a / x fits in 64 bits because x >= sqrt(a), i.e. a.hi < x.

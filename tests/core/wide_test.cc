@@ -167,6 +167,19 @@ TEST(Int128, SquareRootIsExact) {
     check_floor(p + 1);
   }
   for (uint64_t v = 1; v < 70000; ++v) check_floor(v);
+  // The interpolated seed's knots: top bits t just below and at each knot
+  // k 2^16 (the chord's ends, where rounding leaves least room), every
+  // bit under them set (the largest a with those top bits), at every width
+  // the seed serves.
+  for (int width = 26; width <= 127; ++width) {
+    const int shift = (width - 25) & ~1;
+    const unsigned __int128 low = (static_cast<unsigned __int128>(1) << shift) - 1;
+    for (unsigned __int128 k = 256; k <= 1024; ++k) {
+      for (const unsigned __int128 t : {(k << 16) - 1, k << 16, (k << 16) + 1}) {
+        check_floor((t << shift) | low);  // past 2^127: skipped
+      }
+    }
+  }
   EXPECT_EQ(ISqrtFloor(Int128(0)), 0u);
   EXPECT_EQ(ISqrtFloor(Int128(-5)), 0u);
   EXPECT_EQ(ISqrtRound(Int128(2)), 1u);
