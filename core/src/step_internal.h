@@ -218,8 +218,14 @@ struct IslandScratch {
   std::vector<uint32_t> bodies;
   std::vector<uint32_t> constraints;
   std::vector<uint32_t> local_index;  // a body's index in its chunk's array (1 for the first)
-  std::vector<std::vector<SolverBody>> local;  // each chunk's copy of its bodies
-  std::vector<std::vector<SolverContact>> local_constraints;  // and of its constraints
+  /// What a chunk solves in arrays of its own: its bodies (index 0 the
+  /// immovable body, then the chunk's in order) and its constraints, with
+  /// body indices into that array.
+  struct ChunkCopy {
+    std::vector<SolverBody> bodies;
+    std::vector<SolverContact> constraints;
+  };
+  std::vector<ChunkCopy> local;  // by chunk
   uint32_t body_begin[kMaxStepChunks + 1] = {};
   uint32_t constraint_begin[kMaxStepChunks + 1] = {};
 };

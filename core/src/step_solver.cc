@@ -404,27 +404,25 @@ void SolveContacts(const World::Impl& w, StepState* st) {
   // Each chunk's arrays are sized here, so the tasks allocate nothing (the
   // executor's contract: a task does not throw).
   if (is.local.size() < chunks) is.local.resize(chunks);
-  if (is.local_constraints.size() < chunks) is.local_constraints.resize(chunks);
   for (uint32_t c = 0; c < chunks; ++c) {
-    is.local[c].resize(is.body_begin[c + 1] - is.body_begin[c] + 1);
-    is.local_constraints[c].resize(is.constraint_begin[c + 1] - is.constraint_begin[c]);
+    is.local[c].bodies.resize(is.body_begin[c + 1] - is.body_begin[c] + 1);
+    is.local[c].constraints.resize(is.constraint_begin[c + 1] - is.constraint_begin[c]);
   }
   st->tasks.Run(chunks, [&](uint32_t c, uint32_t) {
     // The chunk's bodies and constraints are copied into arrays of its own
-    // (bodies: index 0 the immovable body, then the chunk's bodies in
-    // order; the copied constraints' body indices rewritten to them), so
-    // that two tasks never write one cache line: constraints of different
-    // islands lie side by side in pair order, and a line written by both
-    // threads in every pass moved between the cores on each write. The
-    // bodies go back when the chunk is solved; the constraints are not
-    // read after the solve, only their impulses, stored by SolveSet.
+    // (IslandScratch::ChunkCopy), so that two tasks never write one cache
+    // line: constraints of different islands lie side by side in pair
+    // order, and a line written by both threads in every pass moved between
+    // the cores on each write. The bodies go back when the chunk is solved;
+    // the constraints are not read after the solve, only their impulses,
+    // stored by SolveSet.
     const uint32_t* const global = is.bodies.data() + is.body_begin[c];
     const size_t n = is.body_begin[c + 1] - is.body_begin[c];
-    std::vector<SolverBody>& local = is.local[c];
+    std::vector<SolverBody>& local = is.local[c].bodies;
     local[0] = st->solver[0];
     for (size_t j = 0; j < n; ++j) local[j + 1] = st->solver[global[j]];
     const uint32_t* const list = is.constraints.data() + is.constraint_begin[c];
-    std::vector<SolverContact>& constraints = is.local_constraints[c];
+    std::vector<SolverContact>& constraints = is.local[c].constraints;
     for (size_t k = 0; k < constraints.size(); ++k) {
       SolverContact& sc = constraints[k];
       sc = st->constraints[list[k]];

@@ -122,10 +122,10 @@ constexpr SqrtKnots kSqrtKnots;
 // An upper bound of sqrt(a) for a of `width` >= 26 bits, at most about
 // 2^-21 above it (relative), from a's top 25 or 26 bits t (an even shift 2h
 // below them): sqrt(a) < sqrt(v) 2^h with v = t + 1 in (2^24, 2^26]. On
-// the knot interval (K, K + 2^16] holding v, the chord between the rounded-up
-// knots lies on or above the chord of f(v) = sqrt(v) 2^18, and f, being
-// concave, lies at most h^2 / 8 max|f''| = 2^32 / 8 * 2^18 / (4 2^36) =
-// 2^9 above that chord; the chord is rounded down by less than one. So
+// the knot interval (K, K + L], L = 2^16, holding v, the chord between the
+// rounded-up knots lies on or above the chord of f(v) = sqrt(v) 2^18, and f,
+// being concave, lies at most L^2 / 8 max|f''| = 2^32 / 8 * 2^18 / (4 2^36)
+// = 2^9 above that chord; the chord is rounded down by less than one. So
 // U = knot + floor(slope part) + 1 + 2^9 >= f(v), and U 2^(h - 18), rounded
 // up (clamped to 2^64 - 1 past it: sqrt(a) < 2^63.5), bounds sqrt(a).
 uint64_t SqrtSeedAbove(Int128 a, int width) {
