@@ -206,6 +206,11 @@ Status World::StepWithin(uint64_t max_pairs, TickEvents* events, StepTimes* time
   // Everything movable asleep (with sleeping on): no pair, no contact to
   // solve, every kept contact stays as it is; only sensors and the tick.
   const bool all_asleep = w.def.allow_sleep && st.movers.empty();
+  // Enough movers for the finalize stage to be cut into tasks (and, as a
+  // rule, the contacts): the executor is told now, so that a sleeping
+  // worker wakes during pair finding rather than after the first batch is
+  // posted. A small world leaves the workers asleep.
+  if (st.tasks.Chunks(st.movers.size(), internal::kFinalizeChunkMovers) > 1) st.tasks.Prepare();
   clock.Lap(&StepTimes::setup_ns);
   if (!all_asleep) internal::FindPairs(w, &st);
   clock.Lap(&StepTimes::pairs_ns);

@@ -187,7 +187,7 @@ void FinalizeInTasks(World::Impl& w, StepState& st, std::vector<MoverPath>& path
     st.refit.resize(w.shapes.size());
     st.refit_box.resize(w.shapes.size());
   }
-  const uint32_t chunks = st.tasks.Chunks(n, 64);
+  const uint32_t chunks = st.tasks.Chunks(n, kFinalizeChunkMovers);
   st.tasks.Run(chunks, [&](uint32_t c, uint32_t) {
     for (size_t i = ChunkBegin(n, chunks, c); i < ChunkBegin(n, chunks, c + 1); ++i) {
       BodyRecord& body = w.bodies[st.movers[i].second];

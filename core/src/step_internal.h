@@ -37,6 +37,11 @@ constexpr Fixed kContactPushMaxVelocity = Fixed::FromInt(3);
 constexpr Fixed kRestitutionThreshold = Fixed::FromInt(1);
 constexpr Fixed kMaxRotationPerSubstep = Fixed::FromRaw(Fixed::kOneRaw / 4);  // radians
 
+/// The fewest movers in a task of the finalize stage (StepTasks::Chunks);
+/// a step with fewer than two such tasks' worth leaves its executor's
+/// workers asleep (StepExecutor::Prepare).
+constexpr size_t kFinalizeChunkMovers = 64;
+
 // Velocity and pose of a body while the tick is solved. Index 0 is a
 // shared immovable body for static shapes.
 struct SolverBody {

@@ -45,6 +45,10 @@ class StepTasks {
     return static_cast<uint32_t>(std::clamp<size_t>(by_size, 1, std::min<size_t>(4 * workers_, kMaxStepChunks)));
   }
 
+  /// Tells the executor, if any, that batches are coming (StepExecutor::Prepare).
+  void Prepare() const {
+    if (executor_ != nullptr) executor_->Prepare();
+  }
   /// fn(chunk, worker) for every chunk in [0, chunks); inline for one.
   template <class Fn>
   void Run(uint32_t chunks, Fn&& fn) const {

@@ -49,10 +49,11 @@ struct StepThreadPool::Shared {
   uint32_t threads = 1;
   std::vector<std::thread> workers;
 
-  std::mutex batch_mutex;  // guards batch and stop
+  std::mutex batch_mutex;  // guards batch and stop, and orders wakes' increments
   std::condition_variable batch_posted;
   Batch batch;
   bool stop = false;
+  std::atomic<uint32_t> wakes{0};     // Prepare calls so far
   std::atomic<uint32_t> posted{0};    // the generation of the latest batch, for spinning workers
   std::atomic<uint64_t> claim{0};     // generation << 32 | next index
   std::atomic<uint32_t> finished{0};  // tasks of the current batch done
@@ -72,15 +73,23 @@ struct StepThreadPool::Shared {
     }
   }
 
-  // The next batch after generation `seen`, or false when stopping.
+  // The next batch after generation `seen`, or false when stopping. Polls,
+  // then blocks; a Prepare since the polling began sends it back to polling.
   bool Await(uint32_t seen, Batch* out) {
-    for (int i = 0; i < kSpins && posted.load(std::memory_order_acquire) == seen; ++i) CpuRelax();
-    for (int i = 0; i < kYields && posted.load(std::memory_order_acquire) == seen; ++i) std::this_thread::yield();
-    std::unique_lock lock(batch_mutex);
-    batch_posted.wait(lock, [&] { return stop || batch.generation != seen; });
-    if (stop) return false;
-    *out = batch;
-    return true;
+    for (;;) {
+      const uint32_t woken = wakes.load(std::memory_order_relaxed);
+      for (int i = 0; i < kSpins && posted.load(std::memory_order_acquire) == seen; ++i) CpuRelax();
+      for (int i = 0; i < kYields && posted.load(std::memory_order_acquire) == seen; ++i) std::this_thread::yield();
+      std::unique_lock lock(batch_mutex);
+      batch_posted.wait(lock, [&] {
+        return stop || batch.generation != seen || wakes.load(std::memory_order_relaxed) != woken;
+      });
+      if (stop) return false;
+      if (batch.generation != seen) {
+        *out = batch;
+        return true;
+      }
+    }
   }
 
   void WorkerLoop(uint32_t worker) {
@@ -117,6 +126,16 @@ StepThreadPool::~StepThreadPool() {
 }
 
 uint32_t StepThreadPool::Concurrency() const { return shared_->threads; }
+
+void StepThreadPool::Prepare() {
+  Shared& s = *shared_;
+  if (s.workers.empty()) return;
+  {
+    std::lock_guard lock(s.batch_mutex);  // so that a worker between its test and its wait sees it
+    s.wakes.fetch_add(1, std::memory_order_relaxed);
+  }
+  s.batch_posted.notify_all();
+}
 
 void StepThreadPool::Run(uint32_t count, Task task, void* context) {
   Shared& s = *shared_;

@@ -1,13 +1,16 @@
 // The parallel step (step_executor.h): the same state hash and the same
 // events after every tick for every thread count and every schedule, on a
 // seeded scene with every shape kind, bullets and a sensor, with and without
-// kinematic bodies (which keep the continuous pass in id order); and the
-// pool's contract: every task exactly once, worker indices in range and
-// never shared by two running tasks.
+// kinematic bodies (which keep the continuous pass in id order); the step's
+// Prepare hint, once per tick before its batches; and the pool's contract:
+// every task exactly once, worker indices in range and never shared by two
+// running tasks, with or without a Prepare before.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <thread>
@@ -218,6 +221,61 @@ TEST(StepParallel, OnePoolSharedByTwoSteppingThreads) {
   other.join();
   ExpectSameTrace(reference, a, "first thread");
   ExpectSameTrace(reference, b, "second thread");
+}
+
+// The step's hint to its executor (StepExecutor::Prepare): once per tick,
+// before the tick's first batch, in a world with movers enough to cut a
+// stage into tasks, and never in a small one; the bits are the serial ones.
+TEST(StepParallel, StepPreparesTheExecutorOncePerTick_BeforeItsBatches) {
+  class Recording final : public StepExecutor {
+   public:
+    uint32_t Concurrency() const override { return inner.Concurrency(); }
+    void Run(uint32_t count, Task task, void* context) override {
+      calls.push_back('R');
+      inner.Run(count, task, context);
+    }
+    void Prepare() override { calls.push_back('P'); }
+    testing::BackwardsExecutor inner;
+    std::string calls;
+  };
+  const std::vector<BodyDef> bodies = SeededRain(7, false);
+  constexpr int kSteps = 6;
+  Recording recording;
+  ExpectSameTrace(StepScene(bodies, nullptr, kSteps), StepScene(bodies, &recording, kSteps), "recording executor");
+  ASSERT_FALSE(recording.calls.empty());
+  EXPECT_EQ(recording.calls.front(), 'P') << recording.calls;
+  EXPECT_EQ(std::count(recording.calls.begin(), recording.calls.end(), 'P'), kSteps) << recording.calls;
+  EXPECT_GT(std::count(recording.calls.begin(), recording.calls.end(), 'R'), kSteps) << recording.calls;
+
+  // Too few movers for any stage to be cut into tasks: no wake-up.
+  const std::vector<BodyDef> few(bodies.begin(), bodies.begin() + 100);
+  Recording small;
+  ExpectSameTrace(StepScene(few, nullptr, kSteps), StepScene(few, &small, kSteps), "recording executor, small world");
+  EXPECT_EQ(std::count(small.calls.begin(), small.calls.end(), 'P'), 0) << small.calls;
+}
+
+// Prepare sends blocked workers back to polling and nothing else: batches
+// after it (right away, or once the workers have blocked again) still run
+// every task once, and a pool prepared and never run shuts down.
+TEST(StepThreadPool, PrepareThenRun_EveryTaskOnce_AndAPreparedPoolShutsDown) {
+  for (uint32_t threads : {1u, 2u, 4u}) {
+    StepThreadPool pool(threads);
+    for (int round = 0; round < 6; ++round) {
+      // Past the polling (about a millisecond of yields): the workers block.
+      if (round % 2 == 1) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      for (int p = 0; p < round % 3; ++p) pool.Prepare();
+      std::vector<std::atomic<int>> runs(97);
+      pool.Run(
+          static_cast<uint32_t>(runs.size()),
+          [](void* ctx, uint32_t index, uint32_t) { (*static_cast<std::vector<std::atomic<int>>*>(ctx))[index].fetch_add(1); },
+          &runs);
+      for (size_t i = 0; i < runs.size(); ++i) ASSERT_EQ(runs[i].load(), 1) << threads << " threads, round " << round;
+    }
+    StepThreadPool idle(threads);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    idle.Prepare();
+    idle.Prepare();
+  }
 }
 
 TEST(StepThreadPool, RunsEveryTaskOnce_WorkersInRangeAndNeverShared) {
