@@ -40,13 +40,19 @@ endif()
 get_filename_component(_b2_include "${_b2_header}" DIRECTORY)
 get_filename_component(_b2_include "${_b2_include}" DIRECTORY)
 
-add_library(box2d3_peer OBJECT peers/box2d3_peer.cc)
-target_include_directories(box2d3_peer PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
-# v3's include directory for this one file only: Box2D 2.4.1's headers are
-# also <box2d/box2d.h>, and every other file must keep seeing those.
-target_include_directories(box2d3_peer BEFORE PRIVATE "${_b2_include}")
-target_link_libraries(box2d3_peer PRIVATE arbiter_core arbiter_scene)
-target_link_libraries(box2d3_peer INTERFACE "${_b2_lib}")
-target_compile_definitions(box2d3_peer INTERFACE ARBITER_HAVE_BOX2D3)
-arbiter_set_options(box2d3_peer)
-message(STATUS "peer_bench: Box2D v3 peer from ${_b2_include} and ${_b2_lib}")
+# One object library per bench that uses v3: the query peer (peer_bench)
+# and the stepper (step_bench). v3's include directory is given to these
+# files only: Box2D 2.4.1's headers are also <box2d/box2d.h>, and every
+# other file must keep seeing those.
+function(arbiter_add_box2d3_object target source)
+  add_library(${target} OBJECT ${source})
+  target_include_directories(${target} PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  target_include_directories(${target} BEFORE PRIVATE "${_b2_include}")
+  target_link_libraries(${target} PRIVATE arbiter_core arbiter_scene)
+  target_link_libraries(${target} INTERFACE "${_b2_lib}")
+  target_compile_definitions(${target} INTERFACE ARBITER_HAVE_BOX2D3)
+  arbiter_set_options(${target})
+endfunction()
+arbiter_add_box2d3_object(box2d3_peer peers/box2d3_peer.cc)
+arbiter_add_box2d3_object(box2d3_stepper step/box2d3_stepper.cc)
+message(STATUS "peer_bench and step_bench: Box2D v3 peer from ${_b2_include} and ${_b2_lib}")

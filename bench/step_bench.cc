@@ -16,7 +16,9 @@
 //
 // Engines: Arbiter (World::Step), Box2D with sleeping off (it does the same
 // work as Arbiter, which never sleeps), Chipmunk (10 iterations, never
-// sleeps by default), and, for context, Box2D with its default sleeping on.
+// sleeps by default), Box2D v3 with sleeping off when step_bench is built
+// with -DARBITER_BOX2D3_DIR (the scene's sub-steps and contact hertz, one
+// thread), and, for context, Box2D with its default sleeping on.
 //
 // A second Arbiter row steps with a StepThreadPool (--step-threads, default
 // 2) and must end in the one-thread world's state (same state hash).
@@ -374,6 +376,9 @@ int RunBench(const Options& o) {
   if (!o.arbiter_only) {
     add(MakeBox2dStepper({peers.box2d_velocity, peers.box2d_position, false}));
     add(MakeChipmunkStepper(peers.chipmunk));
+#ifdef ARBITER_HAVE_BOX2D3
+    add(MakeBox2d3Stepper({scene.world.sub_steps, scene.world.contact_hertz, false}));
+#endif
     if (o.box2d_sleep) add(MakeBox2dStepper({peers.box2d_velocity, peers.box2d_position, true}));
   }
   if (declared) add(MakeArbiterStepper(1, /*solver_defaults=*/true));
@@ -432,7 +437,7 @@ int RunBench(const Options& o) {
     if (cpu > 0) worst_wall_over_cpu = std::max(worst_wall_over_cpu, wall / cpu);
   }
   const bool same_bits = o.step_threads == 1 || PrintThreadedSummary(runs);
-  std::printf("\nBox2D and Chipmunk do the same work as Arbiter (nobody sleeps)%s.\n",
+  std::printf("\nThe peers do the same work as Arbiter (nobody sleeps)%s.\n",
               o.box2d_sleep ? "; Box2D+sleep is context only: it skips resting bodies" : "");
   if (worst_wall_over_cpu > 1.15) {
     std::printf(
@@ -455,7 +460,22 @@ int RunBench(const Options& o) {
     std::printf("\n%s per stage (wall clock; perf record gives a finer picture):\n%s", r.engine->Name().c_str(),
                 breakdown.c_str());
   }
-  const bool settled = o.settled_ticks == 0 || RunSettledRow(scene, o.settled_ticks, o.settled_timed);
+  bool settled = true;
+  if (o.settled_ticks > 0) {
+    std::vector<std::unique_ptr<Stepper>> peers_asleep;
+#ifdef ARBITER_HAVE_BOX2D3
+    if (!o.arbiter_only) peers_asleep.push_back(MakeBox2d3Stepper({scene.world.sub_steps, scene.world.contact_hertz, true}));
+#endif
+    std::vector<Stepper*> built;
+    for (const std::unique_ptr<Stepper>& peer : peers_asleep) {
+      if (!peer->Build(scene, &error)) {
+        std::fprintf(stderr, "step_bench: building %s failed: %s\n", peer->Name().c_str(), error.c_str());
+        return 2;
+      }
+      built.push_back(peer.get());
+    }
+    settled = RunSettledRow(scene, o.settled_ticks, o.settled_timed, built);
+  }
   return finite && same_bits && settled ? 0 : 1;
 }
 

@@ -3,6 +3,7 @@
 // internal linkage so that nothing here can collide with Box2D 2.4.1's
 // symbols (the two define types of the same names).
 #include "peers/box2d3_peer.h"
+#include "peers/box2d3_convert.h"
 
 #include <box2d/box2d.h>
 
@@ -14,8 +15,8 @@
 namespace arbiter::bench {
 namespace {
 
-b2Vec2 ToB2(Vec2 v) { return b2Vec2{static_cast<float>(v.x.ToDouble()), static_cast<float>(v.y.ToDouble())}; }
-float ToF(Fixed f) { return static_cast<float>(f.ToDouble()); }
+using box2d3::ToB2;
+using box2d3::ToF;
 
 uint64_t BodyIdOf(b2ShapeId shape) {
   return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(b2Shape_GetUserData(shape)));
@@ -123,19 +124,12 @@ bool Box2d3Peer::AddShape(b2BodyId body, const ShapeDef& sd, uint64_t id, std::s
       break;
     }
     case ShapeType::kPolygon: {
-      const Polygon& p = s.polygon;
-      b2Vec2 points[B2_MAX_POLYGON_VERTICES];
-      if (p.count < 3 || p.count > B2_MAX_POLYGON_VERTICES) {
-        *error = "Box2D3: body " + std::to_string(id) + ": polygon with " + std::to_string(p.count) + " vertices";
+      b2Polygon polygon;
+      std::string why;
+      if (!box2d3::ToB2Polygon(s.polygon, &polygon, &why)) {
+        *error = "Box2D3: body " + std::to_string(id) + ": " + why;
         return false;
       }
-      for (int i = 0; i < p.count; ++i) points[i] = ToB2(p.vertices[i]);
-      const b2Hull hull = b2ComputeHull(points, p.count);
-      if (hull.count == 0) {
-        *error = "Box2D3: body " + std::to_string(id) + ": b2ComputeHull rejected the polygon";
-        return false;
-      }
-      const b2Polygon polygon = b2MakePolygon(&hull, ToF(p.radius));
       b2CreatePolygonShape(body, &def, &polygon);
       break;
     }

@@ -87,7 +87,7 @@ class ArbiterStepper final : public Stepper {
       const std::optional<BodyView> view = world_.FindBody(d.id);
       if (!view) continue;
       out->push_back({d.mass, view->transform.p.x.ToDouble(), view->transform.p.y.ToDouble(),
-                      view->linear_velocity.x.ToDouble(), view->linear_velocity.y.ToDouble()});
+                      view->linear_velocity.x.ToDouble(), view->linear_velocity.y.ToDouble(), view->awake});
     }
   }
 

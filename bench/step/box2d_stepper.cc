@@ -91,7 +91,7 @@ class Box2dStepper final : public Stepper {
     out->clear();
     for (const b2Body* b : dynamic_) {
       const b2Vec2 p = b->GetPosition(), v = b->GetLinearVelocity();
-      out->push_back({b->GetMass(), p.x, p.y, v.x, v.y});
+      out->push_back({b->GetMass(), p.x, p.y, v.x, v.y, b->IsAwake()});
     }
   }
 

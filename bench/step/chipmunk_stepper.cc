@@ -117,7 +117,7 @@ class ChipmunkStepper final : public Stepper {
     out->clear();
     for (cpBody* b : dynamic_) {
       const cpVect p = cpBodyGetPosition(b), v = cpBodyGetVelocity(b);
-      out->push_back({cpBodyGetMass(b), p.x, p.y, v.x, v.y});
+      out->push_back({cpBodyGetMass(b), p.x, p.y, v.x, v.y, !cpBodyIsSleeping(b)});
     }
   }
 

@@ -5,9 +5,12 @@
 // sleeps, and then the row measures that, not a settled world.
 #include "step/settled.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "arbiter/core/limits.h"
@@ -42,9 +45,24 @@ size_t MovingDynamic(const World& world, const std::vector<uint64_t>& dynamic) {
   return moving;
 }
 
+// The same two counts for a peer, from its own numbers, appended to *line
+// as " tick:awake(moving)".
+void AppendPeerCounts(const Stepper& peer, int tick, std::vector<DynamicState>* scratch, std::string* line) {
+  peer.DynamicStates(scratch);
+  size_t awake = 0, moving = 0;
+  const double sleep_speed = kSleepSpeed.ToDouble();
+  for (const DynamicState& d : *scratch) {
+    if (d.awake) ++awake;
+    if (d.awake && std::max(std::fabs(d.vx), std::fabs(d.vy)) > sleep_speed) ++moving;
+  }
+  char text[64];
+  std::snprintf(text, sizeof text, " %d:%zu(%zu)", tick, awake, moving);
+  line->append(text);
+}
+
 }  // namespace
 
-bool RunSettledRow(const scene::Scene& scene, int ticks, int timed) {
+bool RunSettledRow(const scene::Scene& scene, int ticks, int timed, std::span<Stepper* const> sleeping_peers) {
   WorldDef sleeping_def = scene.world;
   sleeping_def.allow_sleep = true;
   World awake(scene.world), sleeping(sleeping_def);
@@ -74,6 +92,9 @@ bool RunSettledRow(const scene::Scene& scene, int ticks, int timed) {
               "bodies awake with sleeping on, by tick (and, in brackets, how many of them move faster than the sleep speed, "
               "0.05 units/s, linear speed alone):\n ",
               scene.name.c_str(), 2 * ticks);
+  std::vector<std::string> peer_lines;
+  for (Stepper* peer : sleeping_peers) peer_lines.push_back("  " + peer->Name() + ":");
+  std::vector<DynamicState> scratch;
   for (int t = 0; t < 2 * ticks; ++t) {
     Window& win = windows[t < ticks ? 0 : 1];
     double ignored = 0;
@@ -82,9 +103,19 @@ bool RunSettledRow(const scene::Scene& scene, int ticks, int timed) {
     step(awake, timed_tick ? &win.awake_ms : &ignored);
     step(sleeping, timed_tick ? &win.sleeping_ms : &ignored);
     if (t + 1 == win.end) win.awake_at_end = AwakeDynamic(sleeping, dynamic);
-    if ((t + 1) % 100 == 0) std::printf(" %d:%zu(%zu)", t + 1, AwakeDynamic(sleeping, dynamic), MovingDynamic(sleeping, dynamic));
+    for (Stepper* peer : sleeping_peers) peer->Step();
+    if ((t + 1) % 100 == 0) {
+      std::printf(" %d:%zu(%zu)", t + 1, AwakeDynamic(sleeping, dynamic), MovingDynamic(sleeping, dynamic));
+      for (size_t i = 0; i < sleeping_peers.size(); ++i) {
+        AppendPeerCounts(*sleeping_peers[i], t + 1, &scratch, &peer_lines[i]);
+      }
+    }
   }
   std::printf("\n");
+  if (!sleeping_peers.empty()) {
+    std::printf("  the same counts for peers with their own sleeping on (stepped in the same loop, untimed):\n");
+    for (const std::string& line : peer_lines) std::printf("%s\n", line.c_str());
+  }
   for (const Window& win : windows) {
     const double a = win.awake_ms / timed, s = win.sleeping_ms / timed;
     std::printf("  ticks %5d-%-5d  no sleeping %7.3f ms/tick, allow_sleep %7.3f ms/tick, ratio %.3f (goal <= 0.10); "

@@ -3,7 +3,10 @@
 // without, in one run.
 #pragma once
 
+#include <span>
+
 #include "arbiter/scene/scene.h"
+#include "step/stepper.h"
 
 namespace arbiter::bench {
 
@@ -14,8 +17,13 @@ namespace arbiter::bench {
 /// `ticks`: rain-2k is, at 1,200) and prints, for each window, both
 /// ms/tick, their ratio (the goal: <= 0.10) and how many dynamic bodies
 /// were awake; every 100 ticks, how many were awake and how many of them
-/// moved faster than the sleep speed (a lower bound: linear speed alone). Returns false when the two
-/// worlds' runs cannot be built.
-bool RunSettledRow(const scene::Scene& scene, int ticks, int timed);
+/// moved faster than the sleep speed (a lower bound: linear speed alone).
+/// Each of `sleeping_peers` (built from the same scene, with the peer's
+/// own sleeping on) is stepped in the same loop, untimed, and its awake
+/// and moving counts are printed by tick beside Arbiter's: whether a scene
+/// can settle inside the window is a question of its physics, and the
+/// peers answer it too. Returns false when the two worlds' runs cannot be
+/// built.
+bool RunSettledRow(const scene::Scene& scene, int ticks, int timed, std::span<Stepper* const> sleeping_peers = {});
 
 }  // namespace arbiter::bench

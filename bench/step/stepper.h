@@ -25,6 +25,7 @@ struct DynamicState {
   double mass = 0;
   double x = 0, y = 0;    ///< body origin
   double vx = 0, vy = 0;  ///< linear velocity of the centre of mass
+  bool awake = true;      ///< false while the engine lets the body sleep
 };
 
 class Stepper {
@@ -106,5 +107,15 @@ std::unique_ptr<Stepper> MakeBox2dStepper(const Box2dStepOptions& options);
 
 /// cpSpaceStep(dt) with cpSpaceSetIterations(iterations).
 std::unique_ptr<Stepper> MakeChipmunkStepper(int iterations);
+
+/// b2World_Step(dt, sub_steps) of Box2D v3 with the given contact hertz, on
+/// the calling thread. Defined only when step_bench is built with
+/// -DARBITER_BOX2D3_DIR (then ARBITER_HAVE_BOX2D3 is set; box2d3.cmake).
+struct Box2d3StepOptions {
+  int sub_steps = kDefaultSubSteps;
+  int contact_hertz = kDefaultContactHertz;
+  bool allow_sleep = false;
+};
+std::unique_ptr<Stepper> MakeBox2d3Stepper(const Box2d3StepOptions& options);
 
 }  // namespace arbiter::bench
