@@ -18,7 +18,8 @@
 // work as Arbiter, which never sleeps), Chipmunk (10 iterations, never
 // sleeps by default), Box2D v3 with sleeping off when step_bench is built
 // with -DARBITER_BOX2D3_DIR (the scene's sub-steps and contact hertz, one
-// thread), and, for context, Box2D with its default sleeping on.
+// thread and --step-threads workers), and, for context, Box2D with its
+// default sleeping on.
 //
 // A second Arbiter row steps with a StepThreadPool (--step-threads, default
 // 2) and must end in the one-thread world's state (same state hash).
@@ -377,7 +378,10 @@ int RunBench(const Options& o) {
     add(MakeBox2dStepper({peers.box2d_velocity, peers.box2d_position, false}));
     add(MakeChipmunkStepper(peers.chipmunk));
 #ifdef ARBITER_HAVE_BOX2D3
-    add(MakeBox2d3Stepper({scene.world.sub_steps, scene.world.contact_hertz, false}));
+    add(MakeBox2d3Stepper({scene.world.sub_steps, scene.world.contact_hertz, false, 1}));
+    if (o.step_threads > 1) {
+      add(MakeBox2d3Stepper({scene.world.sub_steps, scene.world.contact_hertz, false, static_cast<int>(o.step_threads)}));
+    }
 #endif
     if (o.box2d_sleep) add(MakeBox2dStepper({peers.box2d_velocity, peers.box2d_position, true}));
   }
@@ -464,7 +468,7 @@ int RunBench(const Options& o) {
   if (o.settled_ticks > 0) {
     std::vector<std::unique_ptr<Stepper>> peers_asleep;
 #ifdef ARBITER_HAVE_BOX2D3
-    if (!o.arbiter_only) peers_asleep.push_back(MakeBox2d3Stepper({scene.world.sub_steps, scene.world.contact_hertz, true}));
+    if (!o.arbiter_only) peers_asleep.push_back(MakeBox2d3Stepper({scene.world.sub_steps, scene.world.contact_hertz, true, 1}));
 #endif
     std::vector<Stepper*> built;
     for (const std::unique_ptr<Stepper>& peer : peers_asleep) {

@@ -109,12 +109,14 @@ std::unique_ptr<Stepper> MakeBox2dStepper(const Box2dStepOptions& options);
 std::unique_ptr<Stepper> MakeChipmunkStepper(int iterations);
 
 /// b2World_Step(dt, sub_steps) of Box2D v3 with the given contact hertz, on
-/// the calling thread. Defined only when step_bench is built with
-/// -DARBITER_BOX2D3_DIR (then ARBITER_HAVE_BOX2D3 is set; box2d3.cmake).
+/// the calling thread (threads 1) or with that many workers. Defined only
+/// when step_bench is built with -DARBITER_BOX2D3_DIR (then
+/// ARBITER_HAVE_BOX2D3 is set; box2d3.cmake).
 struct Box2d3StepOptions {
   int sub_steps = kDefaultSubSteps;
   int contact_hertz = kDefaultContactHertz;
   bool allow_sleep = false;
+  int threads = 1;
 };
 std::unique_ptr<Stepper> MakeBox2d3Stepper(const Box2d3StepOptions& options);
 
