@@ -30,7 +30,6 @@
 namespace arbiter::internal {
 namespace {
 
-constexpr uint16_t kFlipBit = 0x8000;
 /// Sine of the angle by which a normal may pass a cone's edge and still be
 /// admitted (2^-10, about 0.06 degrees): far above the rounding of a unit
 /// normal (2^-31), far below any joint angle that matters.
@@ -81,7 +80,7 @@ Manifold CollideWithChain(const ShapeProxy& a, const ShapeProxy& b, Fixed spec) 
   if (a.one_sided) return CollideChainSegment(a, b, spec);
   Manifold m = CollideChainSegment(b, a, spec);
   m.normal = -m.normal;
-  for (int i = 0; i < m.point_count; ++i) m.points[i].id = static_cast<uint16_t>(m.points[i].id ^ kFlipBit);
+  for (int i = 0; i < m.point_count; ++i) m.points[i].id = SwapFeatureSides(m.points[i].id);
   return m;
 }
 

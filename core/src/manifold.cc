@@ -49,10 +49,19 @@
 // kept tiny (2^-22 units) because choosing a face that is not the best
 // overstates the depth by up to the tolerance.
 //
-// Feature ids: (reference edge << 8) | incident edge, plus kEndVertexBit
-// (0x10) for a point that comes from the incident edge's second vertex and
-// kFlipBit (0x8000) when the reference face belongs to B. A point core's
-// incident edge is 0. Circles use id 0.
+// Feature ids: (A's vertex << 8) | B's vertex, one vertex of each core at
+// the point's end of the contact (Box2D v3's B2_MAKE_ID). A clipped point
+// pairs the incident edge's vertex it came from with the reference edge's
+// vertex at the same end (the incident edge runs the other way along it):
+// its start vertex with the reference edge's end, its end vertex with the
+// reference edge's start. Which of the two faces is the reference does not
+// enter the id, so when a resting stack's reference face changes between
+// the lower box's top and the upper box's bottom (a tilt of either sign
+// decides it), the two points keep their ids and their warm start. A point
+// from the deepest vertex alone (vertex-vertex, or the fallbacks) is
+// (reference edge << 8) | vertex, sides swapped the same way; a point
+// core's vertex is 0; circles use id 0. Collide(b, a) has the ids of
+// Collide(a, b) with the bytes swapped (SwapFeatureSides).
 //
 // Everything is integer arithmetic through the core API (exact Int128 dots,
 // correctly rounded Length, Normalize within one ulp); no floating point.
@@ -72,8 +81,6 @@
 namespace arbiter {
 namespace {
 
-constexpr uint16_t kFlipBit = 0x8000;
-constexpr uint16_t kEndVertexBit = 0x0010;
 /// Faces whose separations differ by at most this are "tied" (2^-22 units).
 constexpr Fixed kReferenceTolerance = Fixed::FromRaw(int64_t{1} << 10);
 /// Tied faces prefer the outward normal closest to this direction.
@@ -301,7 +308,7 @@ const Face* ChooseReference(const Face* faces, int n, Fixed best, const Core& a,
 /// The incident edge of `inc` for reference normal `n`, at vertex `k`.
 struct Incident {
   Vec2 w[2];
-  uint16_t code[2] = {0, 0};
+  uint16_t code[2] = {0, 0};  ///< the vertex index of w[0] and w[1] (0 for a point core)
   int points = 1;  ///< 1 for a point core
 };
 
@@ -333,7 +340,7 @@ Incident FindIncident(const Core& inc, int k, Vec2 n) {
   out.w[0] = inc.v[e];
   out.w[1] = inc.v[Next(inc, e)];
   out.code[0] = static_cast<uint16_t>(e);
-  out.code[1] = static_cast<uint16_t>(e | kEndVertexBit);
+  out.code[1] = static_cast<uint16_t>(Next(inc, e));
   out.points = out.w[0] == out.w[1] ? 1 : 2;
   return out;
 }
@@ -387,7 +394,9 @@ Manifold FaceManifold(const Core& ref, const Face& face, Vec2 n, const Core& inc
     // Midway between the reference surface (offset by its radius) and the
     // incident surface (back along the normal by its radius).
     const Vec2 point = MulAdd(clipped[j], (ref.radius - inc.radius - core_separation).Half(), n);
-    AddPoint(&m, point, separation, static_cast<uint16_t>((i << 8) | incident.code[j]));
+    // The reference edge's vertex at this point's end (see Feature ids).
+    const int ref_vertex = incident.points == 1 ? i : (j == 0 ? Next(ref, i) : i);
+    AddPoint(&m, point, separation, static_cast<uint16_t>((ref_vertex << 8) | incident.code[j]));
   }
   return m;
 }
@@ -582,7 +591,7 @@ Manifold CollideViews(const ProxyView& a, CoreMemo* memo_a, const ProxyView& b, 
   if (m.point_count == 0) return Manifold{};
   if (flip) {
     m.normal = -m.normal;
-    for (int i = 0; i < m.point_count; ++i) m.points[i].id = static_cast<uint16_t>(m.points[i].id | kFlipBit);
+    for (int i = 0; i < m.point_count; ++i) m.points[i].id = SwapFeatureSides(m.points[i].id);
   }
   return m;
 }

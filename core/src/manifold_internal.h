@@ -10,6 +10,10 @@
 
 namespace arbiter::internal {
 
+/// A feature id (manifold.h) as seen with the two shapes' roles swapped:
+/// (A's vertex << 8) | B's vertex becomes (B's << 8) | A's.
+constexpr uint16_t SwapFeatureSides(uint16_t id) { return static_cast<uint16_t>((id << 8) | (id >> 8)); }
+
 /// What the manifold routine derives from one placed core and may reuse
 /// for every pair that core is in while its points stay put: the edge
 /// lengths (a square root each) and the unit edge normals (a

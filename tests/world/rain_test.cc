@@ -60,7 +60,7 @@ TEST_F(Rain, GoldenStateHashes) {
               hash_1_, hash_60_, hash_600_);
   EXPECT_EQ(hash_1_, 0xbc4ba3333ac81cd6ull);
   EXPECT_EQ(hash_60_, 0x4725bb4d4f2588d8ull);
-  EXPECT_EQ(hash_600_, 0x82f2858067cd2208ull);
+  EXPECT_EQ(hash_600_, 0xc42ff6950552031full);
 }
 
 TEST_F(Rain, NobodyLeftTheWallsOrSankIntoStaticGeometry) {

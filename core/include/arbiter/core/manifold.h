@@ -20,9 +20,11 @@ namespace arbiter {
 struct ManifoldPoint {
   Vec2 point;        ///< world-space, midway between the two surfaces
   Fixed separation;  ///< signed distance along the normal (negative = penetration)
-  /// Feature key, stable across ticks: reference edge << 8 | incident edge,
-  /// | 0x10 for the point from the incident edge's second vertex (so the two
-  /// points of one edge pair differ), | 0x8000 when the reference face is B's.
+  /// Feature key, stable across ticks (warm starting matches on it): A's
+  /// vertex << 8 | B's vertex at this point's end of the contact, whichever
+  /// shape's face is the reference (manifold.cc, "Feature ids"); 0 for two
+  /// circles. Distinct for the two points of a manifold; Collide(b, a)
+  /// swaps the two bytes.
   uint16_t id = 0;
 };
 
