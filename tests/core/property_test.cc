@@ -514,6 +514,12 @@ void CheckShapeCast(const PairCase& pair, SplitMix64& rng, Report& r) {
     if (out.fraction != kFixedZero || out.normal != Vec2{} || out.point != Vec2{}) r.Fail("miss -> zero fields", describe());
     return;
   }
+  // The point is by definition ShapeDistance's point on B with A moved to
+  // the impact, bit for bit (ShapeCast skips the measurements it does not
+  // need; this pins that it skips nothing that changes the point).
+  if (out.point != ShapeDistance(Translated(in.a, out.fraction * in.translation), in.b).point_b) {
+    r.Fail("point == ShapeDistance(A at the impact, B).point_b", describe());
+  }
   const double frac = out.fraction.ToDouble();
   if (frac < 0 || out.fraction > in.max_fraction) r.Fail("fraction in [0, max_fraction]", describe());
   if (start_overlap) {
