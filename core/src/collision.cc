@@ -310,99 +310,59 @@ PointPair AsPointPair(const Core& a, const Core& b) {
   return {};
 }
 
-// What DistanceCores finds before it measures anything: whether the cores
-// meet (and where), else their closest points and whether the rounded
-// shapes overlap all the same.
-struct CoreGap {
-  bool cores_meet = false;
-  Vec2 meet_point;  // when the cores meet
-  ClosestPair pair;
-  bool rounded_overlap = false;
-};
-
-CoreGap FindCoreGap(const Core& a, const Core& b) {
-  CoreGap gap;
+DistanceOutput DistanceCores(const Core& a, const Core& b) {
+  DistanceOutput out;
   const PointPair point_pair = AsPointPair(a, b);
   Vec2 witness;
-  gap.cores_meet = point_pair.is_point_pair ? CoreWithin(*point_pair.other, point_pair.point, kFixedZero)
-                                            : CoresIntersect(a, b, &witness);
-  if (gap.cores_meet) {
-    gap.meet_point = point_pair.is_point_pair ? point_pair.point : witness;
-    return gap;
+  const bool cores_meet = point_pair.is_point_pair ? CoreWithin(*point_pair.other, point_pair.point, kFixedZero)
+                                                   : CoresIntersect(a, b, &witness);
+  if (cores_meet) {
+    out.point_a = out.point_b = point_pair.is_point_pair ? point_pair.point : witness;
+    return out;
   }
   // For a point pair, whether the point lies within ra + rb of the other
   // core: CoreWithin(other, point, ra + rb) once the cores are known apart
   // (the point is then not inside the other core, and that call's box test
   // only skips edges that could not pass), found during the search.
   bool point_within = false;
-  gap.pair = ClosestCorePoints(a, b, a.radius + b.radius, point_pair.is_point_pair ? &point_within : nullptr);
-  // TestOverlapCores(a, b) otherwise, whose first half (CoresIntersect)
-  // said no above.
-  gap.rounded_overlap = point_pair.is_point_pair ? point_within : RoundingsOverlap(a, b);
-  return gap;
-}
-
-// The unit direction from the closest point on a's core to b's, and, when
-// `core_distance` is given, their distance (its square root: the one
-// measurement a caller may not need).
-Vec2 GapNormal(const ClosestPair& pair, Fixed* core_distance) {
+  const ClosestPair pair =
+      ClosestCorePoints(a, b, a.radius + b.radius, point_pair.is_point_pair ? &point_within : nullptr);
+  Fixed core_distance;
+  Vec2 n;
   if (pair.edge != Vec2{}) {
     // Vertex against the inside of an edge: the direction is exactly the
     // edge's normal, free of the foot point's rounding.
     const Vec2 edge_normal = Normalize(RightPerp(pair.edge));
-    if (core_distance != nullptr) *core_distance = Fixed::FromRaw(static_cast<int64_t>(ISqrtRound(pair.how.distance2)));
-    return DotWide(edge_normal, pair.on_b - pair.on_a).Sign() >= 0 ? edge_normal : -edge_normal;
+    n = DotWide(edge_normal, pair.on_b - pair.on_a).Sign() >= 0 ? edge_normal : -edge_normal;
+    core_distance = Fixed::FromRaw(static_cast<int64_t>(ISqrtRound(pair.how.distance2)));
+  } else {
+    n = GetLengthAndNormalize(&core_distance, pair.on_b - pair.on_a);
   }
-  if (core_distance != nullptr) *core_distance = Length(pair.on_b - pair.on_a);
-  return Normalize(pair.on_b - pair.on_a);
-}
-
-// Rounded shapes that overlap although their cores do not. On the line
-// through the closest core points (on_a at s = 0, on_b at s = d), the
-// points within ra of on_a and within rb of on_b, both disks inside their
-// shapes, are s in [max(-ra, d - rb), min(ra, d + rb)]: the middle of that
-// stretch, inside both shapes. (The middle of the two surface points, used
-// before, is the same point unless one disk contains the other, and then
-// lies outside the smaller one.)
-Vec2 RoundedOverlapPoint(const Core& a, const Core& b, const ClosestPair& pair) {
-  Fixed core_distance;
-  const Vec2 n = GapNormal(pair, &core_distance);
-  const Fixed low = Max(-a.radius, core_distance - b.radius);
-  const Fixed high = Min(a.radius, core_distance + b.radius);
-  return MulAdd(pair.on_a, (low + high).Half(), n);
-}
-
-DistanceOutput DistanceCores(const Core& a, const Core& b) {
-  DistanceOutput out;
-  const CoreGap gap = FindCoreGap(a, b);
-  if (gap.cores_meet) {
-    out.point_a = out.point_b = gap.meet_point;
+  // TestOverlapCores(a, b) otherwise, whose first half (CoresIntersect)
+  // said no above.
+  const bool rounded_overlap = point_pair.is_point_pair ? point_within : RoundingsOverlap(a, b);
+  if (rounded_overlap) {
+    // Rounded shapes overlap although their cores do not. On the line
+    // through the closest core points (on_a at s = 0, on_b at s = d), the
+    // points within ra of on_a and within rb of on_b, both disks inside
+    // their shapes, are s in [max(-ra, d - rb), min(ra, d + rb)]: report
+    // the middle of that stretch, inside both shapes. (The middle of the
+    // two surface points, used before, is the same point unless one disk
+    // contains the other, and then lies outside the smaller one.)
+    const Fixed low = Max(-a.radius, core_distance - b.radius);
+    const Fixed high = Min(a.radius, core_distance + b.radius);
+    out.point_a = out.point_b = MulAdd(pair.on_a, (low + high).Half(), n);
     return out;
   }
-  if (gap.rounded_overlap) {
-    out.point_a = out.point_b = RoundedOverlapPoint(a, b, gap.pair);
-    return out;
-  }
-  Fixed core_distance;
-  const Vec2 n = GapNormal(gap.pair, &core_distance);
-  out.point_a = MulAdd(gap.pair.on_a, a.radius, n);
-  out.point_b = MulAdd(gap.pair.on_b, -b.radius, n);
+  const Vec2 surface_a = MulAdd(pair.on_a, a.radius, n);
+  const Vec2 surface_b = MulAdd(pair.on_b, -b.radius, n);
+  out.point_a = surface_a;
+  out.point_b = surface_b;
   out.normal = n;
   // Exact overlap said no, so the true distance is positive; keep at least
   // one ulp so that "distance == 0" and "overlap" never disagree.
   out.distance = Max(core_distance - a.radius - b.radius, Fixed::FromRaw(1));
   return out;
-}
-
-// DistanceCores(a, b).point_b, measuring only what that point needs: a
-// core of radius 0 apart from a's is its own surface (MulAdd by a zero
-// radius is exact), so no square root is taken for it.
-Vec2 DistancePointB(const Core& a, const Core& b) {
-  const CoreGap gap = FindCoreGap(a, b);
-  if (gap.cores_meet) return gap.meet_point;
-  if (gap.rounded_overlap) return RoundedOverlapPoint(a, b, gap.pair);
-  if (b.radius == kFixedZero) return gap.pair.on_b;
-  return MulAdd(gap.pair.on_b, -b.radius, GapNormal(gap.pair, nullptr));
 }
 
 // A ray-circle hit, Box2D style: the closest approach to the centre first,
@@ -736,7 +696,7 @@ bool HiddenByChain(const ProxyView& a, const ProxyView& b) {
 CastOutput ShapeCast(const ShapeCastInput& input) {
   CastOutput out = internal::ShapeCastWithoutPoint(ViewOf(input.a), ViewOf(input.b), input.translation, input.max_fraction,
                                                    RayFrame(input.translation));
-  if (out.hit) out.point = internal::ShapeCastPoint(ViewOf(input.a), ViewOf(input.b), input.translation, out.fraction);
+  if (out.hit) out.point = internal::ShapeCastPoint(input, out.fraction);
   return out;
 }
 
@@ -796,17 +756,13 @@ CastOutput internal::ShapeCastWithoutPoint(const ProxyView& a, const ProxyView& 
   return out;
 }
 
-Vec2 internal::ShapeCastPoint(const ProxyView& a, const ProxyView& b, Vec2 translation, Fixed fraction) {
+Vec2 internal::ShapeCastPoint(const ShapeCastInput& input, Fixed fraction) {
   // The contact point on B: where A, moved to the time of impact, is
   // closest. At fraction 0 the shift is exactly zero.
-  const Vec2 shift = fraction * translation;
-  if (a.count == 1) {  // a disk: every disk sweep
-    const Vec2 moved = a.points[0] + shift;
-    return DistancePointB(Core{&moved, 1, a.radius}, CoreOf(b));
-  }
-  std::array<Vec2, kMaxPolygonVertices> moved;
-  for (int i = 0; i < a.count; ++i) moved[i] = a.points[i] + shift;
-  return DistancePointB(Core{moved.data(), a.count, a.radius}, CoreOf(b));
+  ShapeProxy moved = input.a;
+  const Vec2 shift = fraction * input.translation;
+  for (int i = 0; i < moved.count; ++i) moved.points[i] += shift;
+  return ShapeDistance(moved, input.b).point_b;
 }
 
 }  // namespace arbiter

@@ -59,9 +59,7 @@ DistanceOutput ShapeDistance(const ProxyView& a, const ProxyView& b);
 CastOutput ShapeCastWithoutPoint(const ProxyView& a, const ProxyView& b, Vec2 translation, Fixed max_fraction,
                                  const RayFrame& frame);
 
-/// The contact point ShapeCast reports for a hit at `fraction` of the
-/// proxies the views show: ShapeDistance's point_b with A moved by
-/// fraction * translation.
-Vec2 ShapeCastPoint(const ProxyView& a, const ProxyView& b, Vec2 translation, Fixed fraction);
+/// The contact point ShapeCast reports for a hit at `fraction`.
+Vec2 ShapeCastPoint(const ShapeCastInput& input, Fixed fraction);
 
 }  // namespace arbiter::internal

@@ -14,39 +14,40 @@ Vec2 Place(const Transform& xf, Vec2 v) { return xf.q == kRotIdentity ? v + xf.p
 
 }  // namespace
 
-internal::ProxyView internal::PlaceView(const Shape& shape, const Transform& xf, Vec2* points) {
-  switch (shape.type) {
-    case ShapeType::kCircle:
-      points[0] = Place(xf, shape.circle.center);
-      return {points, 1, shape.circle.radius};
-    case ShapeType::kCapsule:
-      points[0] = Place(xf, shape.capsule.center1);
-      points[1] = Place(xf, shape.capsule.center2);
-      return {points, 2, shape.capsule.radius};
-    case ShapeType::kSegment:
-      points[0] = Place(xf, shape.segment.point1);
-      points[1] = Place(xf, shape.segment.point2);
-      return {points, 2, kFixedZero};
-    case ShapeType::kChainSegment:
-      points[0] = Place(xf, shape.chain_segment.point1);
-      points[1] = Place(xf, shape.chain_segment.point2);
-      return {points, 2, kFixedZero, true};
-    case ShapeType::kPolygon:
-      for (int i = 0; i < shape.polygon.count; ++i) points[i] = Place(xf, shape.polygon.vertices[i]);
-      return {points, shape.polygon.count, shape.polygon.radius};
-  }
-  return {points, 0, kFixedZero};
-}
-
 ShapeProxy MakeProxy(const Shape& shape, const Transform& xf) {
   ShapeProxy proxy;
-  const internal::ProxyView view = internal::PlaceView(shape, xf, proxy.points.data());
-  proxy.count = view.count;
-  proxy.radius = view.radius;
-  proxy.one_sided = view.one_sided;
-  if (shape.type == ShapeType::kChainSegment) {
-    proxy.ghost1 = Place(xf, shape.chain_segment.ghost1);
-    proxy.ghost2 = Place(xf, shape.chain_segment.ghost2);
+  switch (shape.type) {
+    case ShapeType::kCircle:
+      proxy.points[0] = Place(xf, shape.circle.center);
+      proxy.count = 1;
+      proxy.radius = shape.circle.radius;
+      break;
+    case ShapeType::kCapsule:
+      proxy.points[0] = Place(xf, shape.capsule.center1);
+      proxy.points[1] = Place(xf, shape.capsule.center2);
+      proxy.count = 2;
+      proxy.radius = shape.capsule.radius;
+      break;
+    case ShapeType::kSegment:
+      proxy.points[0] = Place(xf, shape.segment.point1);
+      proxy.points[1] = Place(xf, shape.segment.point2);
+      proxy.count = 2;
+      break;
+    case ShapeType::kChainSegment:
+      proxy.points[0] = Place(xf, shape.chain_segment.point1);
+      proxy.points[1] = Place(xf, shape.chain_segment.point2);
+      proxy.count = 2;
+      proxy.one_sided = true;
+      proxy.ghost1 = Place(xf, shape.chain_segment.ghost1);
+      proxy.ghost2 = Place(xf, shape.chain_segment.ghost2);
+      break;
+    case ShapeType::kPolygon:
+      for (int i = 0; i < shape.polygon.count; ++i) {
+        proxy.points[i] = Place(xf, shape.polygon.vertices[i]);
+      }
+      proxy.count = shape.polygon.count;
+      proxy.radius = shape.polygon.radius;
+      break;
   }
   return proxy;
 }

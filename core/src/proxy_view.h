@@ -25,11 +25,6 @@ inline ProxyView ViewOf(const ShapeProxy& proxy) {
   return {proxy.points.data(), proxy.count, proxy.radius, proxy.one_sided};
 }
 
-/// The view of `shape` placed at `xf` (MakeProxy's geometry, without a
-/// ShapeProxy to zero and fill): its points are written to `points`, room
-/// for kMaxPolygonVertices, which must outlive the view.
-ProxyView PlaceView(const Shape& shape, const Transform& xf, Vec2* points);
-
 /// The exact bounding box of the view's points grown by its radius
 /// (ComputeProxyAabb of the proxy it views).
 inline Aabb ViewAabb(const ProxyView& v) {

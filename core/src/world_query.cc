@@ -1,7 +1,6 @@
 // World queries: broad phase for candidates, exact narrow phase for answers,
 // canonical order for results.
 #include <algorithm>
-#include <array>
 #include <optional>
 
 #include "arbiter/core/collision.h"
@@ -141,9 +140,9 @@ void CastQuery(const World::Impl& w, Vec2 origin, Vec2 translation, Fixed max_fr
   }
 }
 
-void CastProxy(const World::Impl& w, const ProxyView& moving, Vec2 translation, const QueryFilter& filter,
+void CastProxy(const World::Impl& w, const ShapeProxy& moving, Vec2 translation, const QueryFilter& filter,
                CastCollector& collector, bool search_movable) {
-  const Aabb box = internal::ViewAabb(moving);
+  const Aabb box = ComputeProxyAabb(moving);
   // Sweep the box's centre with node boxes grown by its half extents (one
   // ulp more, since the centre is rounded).
   const Vec2 center = Center(box);
@@ -151,15 +150,17 @@ void CastProxy(const World::Impl& w, const ProxyView& moving, Vec2 translation, 
   const Vec2 inflate{(box.upper.x - box.lower.x).Half() + ulp, (box.upper.y - box.lower.y).Half() + ulp};
   const RayFrame frame(translation);
   OfferedShapes offered;
+  const ProxyView moving_view = internal::ViewOf(moving);
   CastQuery(
       w, center, translation, kFixedOne, inflate, filter,
       [&](const ProxyView& target, Fixed limit) {
-        return internal::ShapeCastWithoutPoint(moving, target, translation, limit, frame);
+        return internal::ShapeCastWithoutPoint(moving_view, target, translation, limit, frame);
       },
       collector, nullptr, &offered, search_movable);
   // The contact point (a whole ShapeDistance) for the reported hits only.
   for (CastHit& hit : collector.reported()) {
-    hit.point = internal::ShapeCastPoint(moving, w.ViewOf(offered.Find(w, hit.shape)), translation, hit.fraction);
+    const ShapeProxy target = w.ProxyOf(offered.Find(w, hit.shape));
+    hit.point = internal::ShapeCastPoint(ShapeCastInput{moving, target, translation, kFixedOne}, hit.fraction);
   }
 }
 
@@ -168,7 +169,7 @@ void CastProxy(const World::Impl& w, const ProxyView& moving, Vec2 translation, 
 std::optional<CastHit> World::Impl::CastProxyClosest(const ShapeProxy& moving, Vec2 translation, const QueryFilter& filter,
                                                      bool search_movable) const {
   ClosestHitCollector closest;
-  CastProxy(*this, internal::ViewOf(moving), translation, filter, closest, search_movable);
+  CastProxy(*this, moving, translation, filter, closest, search_movable);
   return closest.hit();
 }
 
@@ -184,8 +185,7 @@ void World::CastRay(const RayCastInput& ray, const QueryFilter& filter, CastColl
 
 void World::CastShape(const Shape& shape, const Transform& transform, Vec2 translation, const QueryFilter& filter,
                       CastCollector& collector) const {
-  std::array<Vec2, kMaxPolygonVertices> points;
-  CastProxy(*impl_, internal::PlaceView(shape, transform, points.data()), translation, filter, collector, true);
+  CastProxy(*impl_, MakeProxy(shape, transform), translation, filter, collector, true);
 }
 
 std::optional<CastHit> World::CastRayClosest(const RayCastInput& ray, const QueryFilter& filter, QueryStats* stats) const {
@@ -217,9 +217,9 @@ std::vector<ShapeRef> World::OverlapAabb(const Aabb& box, const QueryFilter& fil
 }
 
 std::vector<ShapeRef> World::OverlapShape(const Shape& shape, const Transform& transform, const QueryFilter& filter) const {
-  std::array<Vec2, kMaxPolygonVertices> points;
-  const ProxyView query_view = internal::PlaceView(shape, transform, points.data());
-  return Overlap(*impl_, internal::ViewAabb(query_view), filter,
+  const ShapeProxy query = MakeProxy(shape, transform);
+  const ProxyView query_view = internal::ViewOf(query);
+  return Overlap(*impl_, ComputeProxyAabb(query), filter,
                  [&](const ProxyView& p) { return internal::TestOverlap(query_view, p); });
 }
 
