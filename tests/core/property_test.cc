@@ -515,8 +515,8 @@ void CheckShapeCast(const PairCase& pair, SplitMix64& rng, Report& r) {
     return;
   }
   // The point is by definition ShapeDistance's point on B with A moved to
-  // the impact, bit for bit (ShapeCast skips the measurements it does not
-  // need; this pins that it skips nothing that changes the point).
+  // the impact, bit for bit: any shortcut ShapeCast takes to it (copies
+  // saved, measurements skipped) must leave it unchanged.
   if (out.point != ShapeDistance(Translated(in.a, out.fraction * in.translation), in.b).point_b) {
     r.Fail("point == ShapeDistance(A at the impact, B).point_b", describe());
   }
