@@ -110,13 +110,9 @@ class Fixed {
     const Int128 r = q64 + Int128(kOneRaw / 2);
     const int64_t hi = static_cast<int64_t>(r.hi());
     if (hi == static_cast<int32_t>(hi)) [[likely]] {
-#if ARBITER_NATIVE_INT128
-      // The same bits as the two-word form below, as one double-word
-      // shift (shrd) instead of two shifts and an or.
-      return FromRaw(static_cast<int64_t>(static_cast<uint64_t>(r.Bits() >> kFractionBits)));
-#else
-      return FromRaw(static_cast<int64_t>((r.lo() >> kFractionBits) | (r.hi() << kFractionBits)));
-#endif
+      // Int128's own shift: one double-word shift (shrd) on __int128
+      // targets, two shifts and an or on the portable path.
+      return FromRaw(static_cast<int64_t>(r.ShiftRight(kFractionBits).lo()));
     }
     return hi < 0 ? Min() : Max();
   }
